@@ -1,0 +1,33 @@
+# tcab — see README.md. Every target is safe to re-run.
+PYTHON ?= python3
+PIP ?= $(PYTHON) -m pip
+export DOCKER_HOST ?= unix:///run/tcab/podman.sock
+
+.PHONY: setup host podman images test demo bench lint clean
+
+setup:            ## install tcab and its Python dependencies (editable)
+	$(PIP) install --quiet -e '.[dev]'
+
+host:             ## install the system packages tcab needs (Debian: podman, runc, debootstrap, ...)
+	bash containers/install-host.sh
+
+podman: host      ## start Podman's Docker-compatible socket at $(DOCKER_HOST)
+	bash containers/start-podman.sh
+
+images: podman    ## build the run images locally from Debian (debootstrap + layers)
+	bash containers/build-images.sh
+
+test: setup       ## run the whole test suite (needs `make images` for the container tests)
+	$(PYTHON) -m pytest -q
+
+demo: setup images ## the main job: run the demo sweep and print the standings
+	$(PYTHON) -m doit -f dodo.py
+
+bench: setup      ## run the benchmarks; each prints ratios against its own baseline
+	for b in bench/*.py; do echo "== $$b"; $(PYTHON) $$b || exit 1; done
+
+lint: setup
+	$(PYTHON) -m ruff check tcab tests bench dodo.py
+
+clean:
+	rm -rf build results tmp .doit.db*

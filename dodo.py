@@ -1,0 +1,1 @@
+"""doit entry point: the task generators live in tcab.tasks (see docs/sweeps.md)."""

@@ -1,0 +1,3 @@
+from tcab.cli import main
+
+main()

@@ -1,0 +1,90 @@
+"""The ``tcab`` command.
+
+Sub-commands live in one module per part and are imported on first use, so
+``tcab catalog`` does not pay for wasmtime or docker-py. Exit codes:
+0 success, 1 the work ran but its outcome was a failure (a run that did not
+complete, a replay that does not verify, a catalog with errors), 2 bad
+input or a tcab error (message on stderr, no traceback), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from tcab import __version__
+from tcab.errors import TcabError
+from tcab.settings import Settings
+
+# name -> "module:attribute"; the order here is the order in --help.
+COMMANDS: dict[str, str] = {
+    "catalog": "tcab.cli.catalog:catalog",
+    "seed": "tcab.cli.seed:seed",
+    "prompt": "tcab.cli.seed:prompt",
+    "harnesses": "tcab.cli.harnesses:harnesses",
+    "run": "tcab.cli.run:run",
+    "cleanup": "tcab.cli.run:cleanup",
+    "build": "tcab.cli.arena:build",
+    "match": "tcab.cli.arena:match",
+    "tournament": "tcab.cli.arena:tournament",
+    "replay": "tcab.cli.arena:replay",
+    "report": "tcab.cli.report:report",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose commands are imported when first asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module, attr = target.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tcab")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """The Test Cabinet: run coding agents against a versioned catalog of
+    test cases, in containers, and score what they build.
+
+    \b
+    Paths default to the current directory and can be moved with
+    TCAB_CATALOG, TCAB_HARNESSES, TCAB_BUILD, TCAB_RESULTS and TCAB_TMP.
+
+    \b
+    Start with:
+      tcab catalog                 list the test cases
+      tcab seed snake-duel         build the repository a run would get
+      tcab run snake-duel --harness reference
+    """
+    ctx.obj = Settings.from_env()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI and turn tcab errors into exit code 2."""
+    try:
+        code = cli.main(args=argv, prog_name="tcab", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2 if exc.exit_code == 2 else exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except TcabError as exc:
+        click.secho(f"error: {exc}", fg="red", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    # Without standalone mode click returns ctx.exit(code)'s code instead of exiting.
+    sys.exit(code if isinstance(code, int) else 0)
