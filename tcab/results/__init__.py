@@ -1,0 +1,48 @@
+"""results.db: the SQLite database every outcome lands in, and the report over it.
+
+Public API (see docs/results.md for every table and column)::
+
+    from tcab.results import open_db, record_run, record_build, record_match, record_tournament
+    db = open_db(settings.results_db)          # created, WAL, migrated; pass it explicitly
+    record_run(db, run, stages)                # runs + stages
+    record_build(db, build)                    # builds
+    key = record_match(db, match, seats)       # matches + match_seats
+    record_tournament(db, tournament, entries, ratings)
+
+Each ``record_*`` is one transaction and idempotent; an unknown key raises
+ResultsError naming the table and the key.
+"""
+
+from tcab.results.record import (
+    match_key,
+    record_build,
+    record_match,
+    record_run,
+    record_tournament,
+)
+from tcab.results.schema import (
+    MIGRATIONS,
+    RUN_STATUSES,
+    SCHEMA_VERSION,
+    SEAT_OUTCOMES,
+    TABLES,
+    Migration,
+)
+from tcab.results.store import migrate, open_db, schema_version
+
+__all__ = [
+    "MIGRATIONS",
+    "RUN_STATUSES",
+    "SCHEMA_VERSION",
+    "SEAT_OUTCOMES",
+    "TABLES",
+    "Migration",
+    "match_key",
+    "migrate",
+    "open_db",
+    "record_build",
+    "record_match",
+    "record_run",
+    "record_tournament",
+    "schema_version",
+]

@@ -1,0 +1,181 @@
+"""Writing results: one ``record_*`` function per kind of result.
+
+Every call is one transaction and idempotent: a row is replaced by its
+primary key (all columns, so a re-record never leaves stale values), and the
+child rows of the record (a run's stages, a match's seats, a tournament's
+matches and ratings) are deleted and written again. A key the table does not
+have raises ResultsError naming the table and the key, so a caller's typo
+fails loudly instead of silently dropping data.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import sqlite_utils
+
+from tcab.errors import ResultsError
+from tcab.results.schema import RUN_STATUSES, SEAT_OUTCOMES, TABLES
+from tcab.results.store import write_transaction
+
+
+def match_key(case_digest: str, variant: str, seed: int, module_digests: Sequence[str]) -> str:
+    """The identity of a match: sha256 hex of its inputs, seats in order.
+
+    A match is a pure function of (case version digest, variant, seed, the
+    modules in seat order), so equal inputs give the same key and the cached
+    result is reused.
+    """
+    payload = json.dumps([case_digest, variant, int(seed), list(module_digests)],
+                         separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def record_run(db: sqlite_utils.Database, run: Mapping[str, Any],
+               stages: Sequence[Mapping[str, Any]]) -> None:
+    """Insert or replace the run ``run["id"]`` and replace its stages.
+
+    ``stages`` are in the order they ran; ``seq`` is filled from that order.
+    Raises ResultsError for an unknown or missing key or an unknown status.
+    """
+    row = _row("runs", run)
+    _check_choice("runs", "status", row["status"], RUN_STATUSES)
+    stage_rows = []
+    for seq, stage in enumerate(stages):
+        stage_row = _row("stages", {"run_id": row["id"], "seq": seq, **stage})
+        if stage_row["run_id"] != row["id"]:
+            raise ResultsError(f"stages: run_id {stage_row['run_id']!r} is not the run {row['id']!r}")
+        stage_rows.append(stage_row)
+    _check_unique("stages", stage_rows, ("stage",))
+    with write_transaction(db):
+        db.execute("DELETE FROM stages WHERE run_id = ?", [row["id"]])
+        _upsert(db, "runs", row)
+        for stage_row in stage_rows:
+            _upsert(db, "stages", stage_row)
+
+
+def record_build(db: sqlite_utils.Database, build: Mapping[str, Any]) -> None:
+    """Insert or replace the build of ``build["source"]``.
+
+    ``source`` is a run id or ``baseline:<case>@<version>/<name>``.
+    Raises ResultsError for an unknown or missing key.
+    """
+    row = _row("builds", build)
+    with write_transaction(db):
+        _upsert(db, "builds", row)
+
+
+def record_match(db: sqlite_utils.Database, match: Mapping[str, Any],
+                 seats: Sequence[Mapping[str, Any]]) -> str:
+    """Insert or replace a match and its seats; return its key.
+
+    ``key`` may be left out: it is computed with :func:`match_key` from
+    ``case_digest``, ``variant``, ``seed`` and the seats' ``module_sha256`` in
+    seat order. A given key that differs from that raises ResultsError, as do
+    unknown or missing keys and an outcome outside win|draw|loss|forfeit.
+    """
+    seat_rows = sorted(
+        (_row("match_seats", {"match_key": "-", **seat}) for seat in seats),
+        key=lambda s: s["seat"],
+    )
+    if not seat_rows:
+        raise ResultsError("match_seats: a match needs at least one seat")
+    _check_unique("match_seats", seat_rows, ("seat",))
+    for seat_row in seat_rows:
+        _check_choice("match_seats", "outcome", seat_row["outcome"], SEAT_OUTCOMES)
+    row = _row("matches", match)
+    if isinstance(row["seed"], bool) or not isinstance(row["seed"], int):
+        raise ResultsError(f"matches.seed: expected an integer, got {row['seed']!r}")
+    expected = match_key(row["case_digest"], row["variant"], row["seed"],
+                         [s["module_sha256"] for s in seat_rows])
+    if row["key"] is None:
+        row["key"] = expected
+    elif row["key"] != expected:
+        raise ResultsError(
+            f"matches: key {row['key']!r} is not match_key(case_digest, variant, seed, "
+            f"modules) = {expected!r}"
+        )
+    with write_transaction(db):
+        db.execute("DELETE FROM match_seats WHERE match_key = ?", [expected])
+        _upsert(db, "matches", row)
+        for seat_row in seat_rows:
+            _upsert(db, "match_seats", {**seat_row, "match_key": expected})
+    return expected
+
+
+def record_tournament(db: sqlite_utils.Database, tournament: Mapping[str, Any],
+                      entries: Sequence[Mapping[str, Any]],
+                      ratings: Sequence[Mapping[str, Any]]) -> None:
+    """Insert or replace a tournament with its match list and its ratings.
+
+    ``entries`` are ``tournament_matches`` rows (match_key, round, pairing);
+    ``ratings`` are ``ratings`` rows, one per participant label.
+    Raises ResultsError for an unknown or missing key or a duplicate entry.
+    """
+    row = _row("tournaments", tournament)
+    tid = row["id"]
+    entry_rows = [_row("tournament_matches", {"tournament_id": tid, **e}) for e in entries]
+    rating_rows = [_row("ratings", {"tournament_id": tid, **r}) for r in ratings]
+    for child in (*entry_rows, *rating_rows):
+        if child["tournament_id"] != tid:
+            raise ResultsError(f"tournament {tid!r}: a child row names tournament_id "
+                               f"{child['tournament_id']!r}")
+    _check_unique("tournament_matches", entry_rows, ("match_key", "round"))
+    _check_unique("ratings", rating_rows, ("label",))
+    with write_transaction(db):
+        db.execute("DELETE FROM tournament_matches WHERE tournament_id = ?", [tid])
+        db.execute("DELETE FROM ratings WHERE tournament_id = ?", [tid])
+        _upsert(db, "tournaments", row)
+        for entry in entry_rows:
+            _upsert(db, "tournament_matches", entry)
+        for rating in rating_rows:
+            _upsert(db, "ratings", rating)
+
+
+def _row(table: str, record: Mapping[str, Any]) -> dict[str, Any]:
+    """Check ``record`` against the table's columns; return a full row (absent -> NULL)."""
+    spec = TABLES[table]
+    if not isinstance(record, Mapping):
+        raise ResultsError(f"{table}: expected a dict, got {type(record).__name__}")
+    unknown = [key for key in record if key not in spec.columns]
+    if unknown:
+        raise ResultsError(
+            f"{table}: unknown key {unknown[0]!r} (known: {', '.join(spec.columns)})"
+        )
+    for key in spec.required:
+        if record.get(key) in (None, ""):
+            raise ResultsError(f"{table}: missing required key {key!r}")
+    row = {}
+    for column in spec.columns:
+        value = record.get(column)
+        if column in spec.json_columns and value is not None and not isinstance(value, str):
+            value = json.dumps(value, sort_keys=True)
+        elif isinstance(value, datetime.datetime | datetime.date):
+            value = value.isoformat()
+        elif isinstance(value, list | dict | tuple | set):
+            raise ResultsError(f"{table}.{column}: expected a scalar, got {type(value).__name__}")
+        row[column] = value
+    return row
+
+
+def _check_choice(table: str, column: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ResultsError(f"{table}.{column}: expected one of {'|'.join(allowed)}, got {value!r}")
+
+
+def _check_unique(table: str, rows: list[dict[str, Any]], columns: tuple[str, ...]) -> None:
+    seen = set()
+    for row in rows:
+        key = tuple(row[c] for c in columns)
+        if key in seen:
+            raise ResultsError(f"{table}: duplicate {', '.join(columns)} {key!r}")
+        seen.add(key)
+
+
+def _upsert(db: sqlite_utils.Database, table: str, row: dict[str, Any]) -> None:
+    # Every column is present in ``row``, so the upsert replaces the whole row.
+    db[table].upsert(row, pk=TABLES[table].pk)

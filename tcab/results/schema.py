@@ -1,0 +1,244 @@
+"""The results.db schema: tables, their columns, and the ordered migrations.
+
+A migration is a name and a list of SQL statements. They are applied in
+order by :func:`tcab.results.store.migrate`, each in one transaction together
+with the ``schema_migrations`` row that records it. The schema version is the
+number of migrations applied; a database whose version is higher than
+``SCHEMA_VERSION`` was written by a newer tcab and is refused.
+
+Never edit a migration that has shipped: append a new one. The column lists
+below (``COLUMNS``) are what the ``record_*`` functions accept; keep them in
+step with the migrations (a test checks it against a migrated database).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RUN_STATUSES = ("completed", "timed_out", "hung", "harness_error", "infrastructure", "canceled")
+SEAT_OUTCOMES = ("win", "draw", "loss", "forfeit")
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One named schema step: SQL statements applied in one transaction."""
+
+    name: str
+    statements: tuple[str, ...]
+
+
+def _in(values: tuple[str, ...]) -> str:
+    return "(" + ", ".join(f"'{v}'" for v in values) + ")"
+
+
+_INITIAL = (
+    f"""
+    CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        case_type TEXT,
+        case_digest TEXT,
+        variant TEXT NOT NULL,
+        harness TEXT NOT NULL,
+        harness_version TEXT,
+        harness_digest TEXT,
+        model TEXT,
+        image TEXT,
+        image_digest TEXT,
+        runtime TEXT,
+        seed_commit TEXT,
+        status TEXT NOT NULL CHECK (status IN {_in(RUN_STATUSES)}),
+        status_detail TEXT,
+        started_at TEXT,
+        finished_at TEXT,
+        duration_s REAL,
+        tokens_input INTEGER,
+        tokens_output INTEGER,
+        tokens_cache_read INTEGER,
+        tokens_cache_write INTEGER,
+        artifact_digest TEXT,
+        refused TEXT,
+        run_dir TEXT,
+        plan_digest TEXT
+    )""",
+    """
+    CREATE TABLE stages (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        stage TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        status TEXT,
+        started_at TEXT,
+        duration_s REAL,
+        exit_code INTEGER,
+        detail TEXT,
+        PRIMARY KEY (run_id, stage)
+    )""",
+    """
+    CREATE TABLE builds (
+        source TEXT PRIMARY KEY,
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        case_digest TEXT,
+        status TEXT NOT NULL,
+        module_sha256 TEXT,
+        module_size INTEGER,
+        log_excerpt TEXT,
+        image TEXT,
+        image_digest TEXT,
+        source_digest TEXT,
+        duration_s REAL,
+        built_at TEXT
+    )""",
+    """
+    CREATE TABLE matches (
+        key TEXT PRIMARY KEY,
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        case_digest TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        ticks INTEGER,
+        winner_seat INTEGER,
+        reason TEXT,
+        final_digest TEXT,
+        replay_path TEXT,
+        replay_sha256 TEXT,
+        duration_s REAL,
+        played_at TEXT
+    )""",
+    f"""
+    CREATE TABLE match_seats (
+        match_key TEXT NOT NULL REFERENCES matches(key) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        module_sha256 TEXT NOT NULL,
+        label TEXT,
+        outcome TEXT NOT NULL CHECK (outcome IN {_in(SEAT_OUTCOMES)}),
+        score INTEGER,
+        forfeit_reason TEXT,
+        forfeit_tick INTEGER,
+        fuel_total INTEGER,
+        fuel_peak INTEGER,
+        PRIMARY KEY (match_key, seat)
+    )""",
+    """
+    CREATE TABLE tournaments (
+        id TEXT PRIMARY KEY,
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        case_digest TEXT,
+        variant TEXT NOT NULL,
+        structure TEXT,
+        rounds INTEGER,
+        seed INTEGER,
+        participants TEXT,
+        created_at TEXT,
+        finished_at TEXT,
+        plan_digest TEXT
+    )""",
+    """
+    CREATE TABLE tournament_matches (
+        tournament_id TEXT NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
+        match_key TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        pairing TEXT,
+        PRIMARY KEY (tournament_id, match_key, round)
+    )""",
+    """
+    CREATE TABLE ratings (
+        tournament_id TEXT NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
+        module_sha256 TEXT NOT NULL,
+        label TEXT NOT NULL,
+        rank INTEGER,
+        rating REAL,
+        ci_low REAL,
+        ci_high REAL,
+        wins INTEGER,
+        draws INTEGER,
+        losses INTEGER,
+        forfeits INTEGER,
+        PRIMARY KEY (tournament_id, label)
+    )""",
+)
+
+_REPORT_INDEXES = (
+    "CREATE INDEX idx_runs_group ON runs (case_slug, case_version, variant, harness, model, status)",
+    "CREATE INDEX idx_runs_started ON runs (started_at)",
+    "CREATE INDEX idx_builds_case ON builds (case_slug, case_version)",
+    "CREATE INDEX idx_builds_module ON builds (module_sha256)",
+    "CREATE INDEX idx_matches_group ON matches (case_slug, case_version, variant)",
+    "CREATE INDEX idx_match_seats_module ON match_seats (module_sha256)",
+    "CREATE INDEX idx_tournaments_group ON tournaments (case_slug, case_version, variant)",
+    "CREATE INDEX idx_tournament_matches_match ON tournament_matches (match_key)",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("0001_initial_tables", _INITIAL),
+    Migration("0002_report_indexes", _REPORT_INDEXES),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """What a record dict may hold for one table: its columns, key and required keys."""
+
+    name: str
+    columns: tuple[str, ...]
+    pk: tuple[str, ...]
+    required: tuple[str, ...]
+    json_columns: tuple[str, ...] = ()
+
+
+def _spec(name: str, columns: str, pk: str, required: str = "", json: str = "") -> TableSpec:
+    return TableSpec(name, tuple(columns.split()), tuple(pk.split()), tuple(required.split()),
+                     tuple(json.split()))
+
+
+TABLES: dict[str, TableSpec] = {
+    spec.name: spec
+    for spec in (
+        _spec(
+            "runs",
+            "id case_slug case_version case_type case_digest variant harness harness_version "
+            "harness_digest model image image_digest runtime seed_commit status status_detail "
+            "started_at finished_at duration_s tokens_input tokens_output tokens_cache_read "
+            "tokens_cache_write artifact_digest refused run_dir plan_digest",
+            "id", "id case_slug case_version variant harness status", json="refused",
+        ),
+        _spec("stages", "run_id stage seq status started_at duration_s exit_code detail",
+              "run_id stage", "stage"),
+        _spec(
+            "builds",
+            "source case_slug case_version case_digest status module_sha256 module_size "
+            "log_excerpt image image_digest source_digest duration_s built_at",
+            "source", "source case_slug case_version status",
+        ),
+        _spec(
+            "matches",
+            "key case_slug case_version case_digest variant seed ticks winner_seat reason "
+            "final_digest replay_path replay_sha256 duration_s played_at",
+            "key", "case_slug case_version case_digest variant seed",
+        ),
+        _spec(
+            "match_seats",
+            "match_key seat module_sha256 label outcome score forfeit_reason forfeit_tick "
+            "fuel_total fuel_peak",
+            "match_key seat", "seat module_sha256 outcome",
+        ),
+        _spec(
+            "tournaments",
+            "id case_slug case_version case_digest variant structure rounds seed participants "
+            "created_at finished_at plan_digest",
+            "id", "id case_slug case_version variant", json="participants",
+        ),
+        _spec("tournament_matches", "tournament_id match_key round pairing",
+              "tournament_id match_key round", "match_key round"),
+        _spec(
+            "ratings",
+            "tournament_id module_sha256 label rank rating ci_low ci_high wins draws losses "
+            "forfeits",
+            "tournament_id label", "module_sha256 label",
+        ),
+    )
+}
