@@ -1,0 +1,90 @@
+"""open_db and migrations on real SQLite files."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from tcab.errors import ResultsError
+from tcab.results import MIGRATIONS, SCHEMA_VERSION, TABLES, Migration, open_db, schema_version
+
+
+def test_fresh_database_is_created_with_parents_wal_and_every_table(db_path):
+    db = open_db(db_path)
+    try:
+        assert db_path.exists()
+        assert db.journal_mode == "wal"
+        assert schema_version(db) == SCHEMA_VERSION == len(MIGRATIONS)
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        names = [r[0] for r in db.execute("SELECT name FROM schema_migrations ORDER BY version")]
+        assert names == [m.name for m in MIGRATIONS]
+        for table, spec in TABLES.items():
+            # The record API's column lists and the migrated tables agree.
+            assert tuple(db[table].columns_dict) == spec.columns, table
+            assert tuple(db[table].pks) == spec.pk, table
+        indexed = {tuple(i.columns) for i in db["runs"].indexes}
+        assert ("case_slug", "case_version", "variant", "harness", "model", "status") in indexed
+    finally:
+        db.close()
+
+
+def test_reopening_is_a_no_op(db_path):
+    open_db(db_path).close()
+    conn = sqlite3.connect(db_path)
+    before = conn.execute("SELECT version, name, applied_at FROM schema_migrations").fetchall()
+    schema_before = conn.execute("SELECT sql FROM sqlite_master ORDER BY name").fetchall()
+    conn.close()
+    open_db(db_path).close()
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("SELECT version, name, applied_at FROM schema_migrations").fetchall() == before
+    assert conn.execute("SELECT sql FROM sqlite_master ORDER BY name").fetchall() == schema_before
+    conn.close()
+
+
+def test_a_failing_migration_rolls_back_with_its_record(db_path):
+    broken = Migration("0003_broken", (
+        "CREATE TABLE half_done (x INTEGER)",
+        "INSERT INTO half_done VALUES (1)",
+        "ALTER TABLE no_such_table ADD COLUMN y TEXT",
+    ))
+    open_db(db_path).close()
+    with pytest.raises(ResultsError, match="migration 3 0003_broken failed"):
+        open_db(db_path, migrations=(*MIGRATIONS, broken))
+    db = open_db(db_path)
+    try:
+        assert schema_version(db) == SCHEMA_VERSION
+        assert not db["half_done"].exists()
+    finally:
+        db.close()
+
+
+def test_a_new_migration_is_applied_once_on_reopen(db_path):
+    open_db(db_path).close()
+    extra = Migration("0003_notes", ("ALTER TABLE runs ADD COLUMN note TEXT",))
+    db = open_db(db_path, migrations=(*MIGRATIONS, extra))
+    assert schema_version(db) == SCHEMA_VERSION + 1
+    assert "note" in db["runs"].columns_dict
+    db.close()
+    open_db(db_path, migrations=(*MIGRATIONS, extra)).close()
+
+
+def test_a_newer_schema_is_refused(db_path):
+    extra = Migration("0003_future", ("CREATE TABLE future (x INTEGER)",))
+    open_db(db_path, migrations=(*MIGRATIONS, extra)).close()
+    with pytest.raises(ResultsError, match=r"schema version 3 is newer than this tcab knows \(2\)"):
+        open_db(db_path)
+
+
+def test_a_diverged_migration_name_is_refused(db_path):
+    open_db(db_path).close()
+    renamed = (MIGRATIONS[0], Migration("0002_something_else", MIGRATIONS[1].statements))
+    with pytest.raises(ResultsError, match="version 2 is '0002_report_indexes'"):
+        open_db(db_path, migrations=renamed)
+
+
+def test_a_file_that_is_not_sqlite_is_a_clear_error(tmp_path):
+    path = tmp_path / "results.db"
+    path.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(ResultsError, match=str(path)):
+        open_db(path)
