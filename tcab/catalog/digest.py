@@ -1,0 +1,80 @@
+"""The content digest of a case version folder.
+
+Framing (version 1), so that the same content gives the same digest on any
+machine whatever order the filesystem lists entries in:
+
+    sha256( b"tcab-case-digest/1\\n"
+            + for each entry, sorted by its path's UTF-8 bytes:
+                kind (1 byte) + u64be(len(path)) + path + u64be(len(data)) + data )
+
+- ``path`` is the POSIX path relative to the version folder, UTF-8.
+- ``kind`` is ``f`` (regular file), ``x`` (regular file with an owner exec
+  bit; git keeps that bit, so it is content) or ``l`` (symlink).
+- ``data`` is the file's bytes, or for a symlink its target text as stored
+  (the link is not followed, so a symlink to a folder is one entry).
+- Folders contribute only through their files (git does not track empty
+  folders). ``__pycache__`` folders and ``*.pyc`` files are skipped: importing
+  a case's rules module writes them and must not change the case's identity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+from tcab.catalog.model import CaseVersion
+
+MAGIC = b"tcab-case-digest/1\n"
+
+
+def _entries(root: Path) -> list[tuple[bytes, bytes, Path]]:
+    found: list[tuple[bytes, bytes, Path]] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        keep = []
+        for name in dirnames:
+            full = here / name
+            if full.is_symlink():
+                filenames.append(name)  # a symlinked folder is one link entry
+            elif name != "__pycache__":
+                keep.append(name)
+        dirnames[:] = keep
+        for name in filenames:
+            if name.endswith(".pyc"):
+                continue
+            full = here / name
+            rel = full.relative_to(root).as_posix().encode("utf-8")
+            mode = full.lstat().st_mode
+            if stat.S_ISLNK(mode):
+                kind = b"l"
+            elif mode & stat.S_IXUSR:
+                kind = b"x"
+            else:
+                kind = b"f"
+            found.append((rel, kind, full))
+    found.sort(key=lambda e: e[0])
+    return found
+
+
+def tree_digest(root: Path | str) -> str:
+    """SHA-256 hex digest of the folder ``root`` in the framing above.
+
+    Raises OSError if a file cannot be read.
+    """
+    root = Path(root)
+    h = hashlib.sha256(MAGIC)
+    for rel, kind, full in _entries(root):
+        data = os.readlink(full).encode("utf-8") if kind == b"l" else full.read_bytes()
+        h.update(kind)
+        h.update(len(rel).to_bytes(8, "big"))
+        h.update(rel)
+        h.update(len(data).to_bytes(8, "big"))
+        h.update(data)
+    return h.hexdigest()
+
+
+def case_digest(case: CaseVersion) -> str:
+    """SHA-256 hex digest of a case version folder (see the module docstring)."""
+    return tree_digest(case.root)

@@ -1,0 +1,169 @@
+"""Discovering ``<type>/<difficulty>/<slug>/<version>/`` folders and resolving cases."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tcab.catalog.fields import show
+from tcab.catalog.manifest import parse_manifest
+from tcab.catalog.model import DIFFICULTIES, TYPES, CaseVersion, version_key
+from tcab.catalog.toml import display_path
+from tcab.errors import CatalogError, Problem
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """Every parsed case version of one catalog folder, experimental ones included."""
+
+    root: Path
+    versions: tuple[CaseVersion, ...]
+
+    def latest(self, *, experimental: bool = False) -> tuple[CaseVersion, ...]:
+        """The newest version of each case, in (type, difficulty, slug) order.
+
+        Experimental versions are hidden unless ``experimental`` is true.
+        """
+        newest: dict[str, CaseVersion] = {}
+        for case in self.versions:
+            if case.experimental and not experimental:
+                continue
+            best = newest.get(case.slug)
+            if best is None or case.version_key > best.version_key:
+                newest[case.slug] = case
+        order = {d: i for i, d in enumerate(DIFFICULTIES)}
+        return tuple(sorted(newest.values(), key=lambda c: (c.type, order[c.difficulty], c.slug)))
+
+    def versions_of(self, slug: str) -> tuple[CaseVersion, ...]:
+        """All versions of ``slug``, oldest first."""
+        return tuple(sorted((c for c in self.versions if c.slug == slug),
+                            key=lambda c: c.version_key))
+
+    def resolve(
+        self, slug: str, version: str | None = None, *, experimental: bool = False
+    ) -> CaseVersion:
+        """The case ``slug`` at ``version`` (``v1.2.0`` or ``1.2.0``), or its newest
+        version by semantic version. An explicitly named version is returned even
+        when experimental; the newest is picked among non-experimental versions
+        unless ``experimental`` is true.
+
+        Raises CatalogError naming the known slugs or versions.
+        """
+        candidates = self.versions_of(slug)
+        if not candidates:
+            known = ", ".join(sorted({c.slug for c in self.versions})) or "none"
+            raise CatalogError(Problem(str(self.root), f"no test case {show(slug)}; known: {known}"))
+        if version is not None:
+            want = version if version.startswith("v") else f"v{version}"
+            for case in candidates:
+                if case.version == want:
+                    return case
+            known = ", ".join(c.version for c in candidates)
+            raise CatalogError(
+                Problem(str(self.root), f"{slug} has no version {show(version)}; known: {known}")
+            )
+        visible = [c for c in candidates if experimental or not c.experimental]
+        if not visible:
+            raise CatalogError(
+                Problem(str(self.root), f"{slug} has only experimental versions; "
+                        "ask for them with --experimental or name a --version")
+            )
+        return visible[-1]
+
+
+def _dirs(path: Path) -> list[Path]:
+    return sorted(p for p in path.iterdir() if not p.name.startswith(".") and p.is_dir())
+
+
+def _version_dirs(case_dir: Path, problems: list[Problem]) -> Iterable[Path]:
+    for vdir in _dirs(case_dir):
+        try:
+            version_key(vdir.name)
+        except ValueError:
+            problems.append(Problem(display_path(vdir), "version folder must be named vX.Y.Z"))
+            continue
+        if not (vdir / "test-case.toml").exists() and not (vdir / "test-case.toml").is_symlink():
+            problems.append(Problem(display_path(vdir), "missing test-case.toml"))
+            continue
+        yield vdir
+
+
+def load_version(root: Path | str) -> tuple[CaseVersion | None, list[Problem]]:
+    """Parse one version folder; its type and difficulty come from its parents' names."""
+    root = Path(root).resolve()
+    case_type, difficulty = root.parent.parent.parent.name, root.parent.parent.name
+    problems: list[Problem] = []
+    if case_type not in TYPES:
+        problems.append(Problem(display_path(root), f"must live under <type>/ with type one of "
+                                f"{', '.join(TYPES)}, found {show(case_type)}"))
+    if difficulty not in DIFFICULTIES:
+        problems.append(Problem(display_path(root), f"must live under <difficulty>/ with one of "
+                                f"{', '.join(DIFFICULTIES)}, found {show(difficulty)}"))
+    try:
+        version_key(root.name)
+    except ValueError:
+        problems.append(Problem(display_path(root), "version folder must be named vX.Y.Z"))
+    if problems:
+        return None, problems
+    return parse_manifest(root, case_type, difficulty, root.name)
+
+
+def scan_catalog(root: Path | str) -> tuple[Catalog, list[Problem]]:
+    """Parse every case version under ``root``; return what parsed and all problems."""
+    root = Path(root).resolve()
+    problems: list[Problem] = []
+    if not root.is_dir():
+        problems.append(Problem(display_path(root), "catalog folder not found"))
+        return Catalog(root, ()), problems
+    found: list[CaseVersion] = []
+    owner: dict[str, Path] = {}
+    for tdir in _dirs(root):
+        if tdir.name not in TYPES:
+            problems.append(Problem(display_path(tdir), f"unknown test type folder; "
+                                    f"expected one of {', '.join(TYPES)}"))
+            continue
+        for ddir in _dirs(tdir):
+            if ddir.name not in DIFFICULTIES:
+                problems.append(Problem(display_path(ddir), f"unknown difficulty folder; "
+                                        f"expected one of {', '.join(DIFFICULTIES)}"))
+                continue
+            for cdir in _dirs(ddir):
+                slugs: dict[str, str] = {}
+                for vdir in _version_dirs(cdir, problems):
+                    case, found_problems = parse_manifest(vdir, tdir.name, ddir.name, vdir.name)
+                    problems.extend(found_problems)
+                    if case is None:
+                        continue
+                    _cross_check(case, cdir, slugs, owner, problems)
+                    found.append(case)
+    return Catalog(root, tuple(found)), problems
+
+
+def _cross_check(
+    case: CaseVersion, cdir: Path, slugs: dict[str, str], owner: dict[str, Path],
+    problems: list[Problem],
+) -> None:
+    """A slug stays the same across versions and belongs to one case folder."""
+    where = display_path(case.manifest)
+    if slugs and case.slug not in slugs:
+        first_slug, first_version = next(iter(slugs.items()))
+        problems.append(Problem(where, f"is {show(case.slug)} but {first_version} of this case "
+                                f"says {show(first_slug)}; a slug is the same across versions",
+                                key="slug"))
+    slugs.setdefault(case.slug, case.version)
+    other = owner.setdefault(case.slug, cdir)
+    if other != cdir:
+        problems.append(Problem(where, f"{show(case.slug)} is also the slug of "
+                                f"{display_path(other)}", key="slug"))
+
+
+def load_catalog(root: Path | str) -> Catalog:
+    """Parse the catalog under ``root``.
+
+    Raises CatalogError carrying every problem found, if there is any.
+    """
+    catalog, problems = scan_catalog(root)
+    if problems:
+        raise CatalogError(problems)
+    return catalog

@@ -1,0 +1,258 @@
+"""Parsing one version folder's ``test-case.toml`` (both types) into a ``CaseVersion``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tcab.catalog.fields import Fields, Source, show
+from tcab.catalog.model import (
+    DIFFICULTIES,
+    STRUCTURES,
+    Build,
+    CaseVersion,
+    Contract,
+    Game,
+    Match,
+    Reference,
+    Replay,
+    Sandbox,
+    Simulation,
+    SpecFile,
+    Variant,
+)
+from tcab.catalog.paths import check_dest, check_path
+from tcab.catalog.toml import read_toml
+from tcab.catalog.variants import check_unique_dests, humanize, parse_spec, parse_variant
+from tcab.errors import Problem
+
+COMMON_KEYS = (
+    "slug", "name", "difficulty", "tags", "experimental", "summary", "description",
+    "changelog", "prompt", "max_runtime_hours", "workspace", "init", "assets", "solution",
+    "variants", "spec", "build",
+)  # fmt: skip
+TYPE_KEYS = {
+    "end-to-end": COMMON_KEYS + ("reference",),
+    "adversarial": COMMON_KEYS
+    + ("contract", "sandbox", "simulation", "match", "replay", "game"),
+}
+BUILD_KEYS = {
+    "end-to-end": ("install", "build", "output"),
+    "adversarial": ("install", "build", "module"),
+}
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg")
+
+
+def parse_manifest(
+    root: Path, case_type: str, difficulty: str, version: str
+) -> tuple[CaseVersion | None, list[Problem]]:
+    """Parse ``root/test-case.toml`` and its variant files; return the case (None if
+    anything is wrong) and every problem found in all of those files."""
+    source, data = read_toml(root / "test-case.toml")
+    if data is None:
+        return None, source.problems
+    f = Fields(data, source, TYPE_KEYS[case_type])
+    slug = f.kebab("slug", required=True)
+    name = f.string("name")
+    diff = f.choice("difficulty", DIFFICULTIES, required=True)
+    if diff is not None and diff != difficulty:
+        f.problem("difficulty", f"is {show(diff)} but the case lives under {difficulty}/")
+    tags = f.strings("tags", required=True)
+    experimental = f.boolean("experimental")
+    summary = f.string("summary", nonempty=False)
+    description = check_path(f, "description", root, f.string("description"), "file")
+    changelog = check_path(f, "changelog", root, f.string("changelog", required=True), "file")
+    prompt = check_path(
+        f, "prompt", root, f.string("prompt", required=True), "file", suffix=".hbs"
+    )
+    max_hours = f.positive_number("max_runtime_hours")
+    workspace = check_path(f, "workspace", root, f.string("workspace"), "dir")
+    init = f.string("init")
+    assets = check_path(f, "assets", root, f.string("assets"), "dir")
+    solution = check_path(f, "solution", root, f.string("solution"), "dir")
+    specs = _specs(data, source, root)
+    build = _build(f, source, case_type)
+    extra: dict[str, Any] = {}
+    if case_type == "end-to-end":
+        extra["references"] = _references(data, source, root)
+    else:
+        extra.update(_adversarial(f, source, root))
+    variant_files = f.strings("variants", required=True)
+    if variant_files is not None and not variant_files:
+        f.problem("variants", "expected at least one variant file")
+    f.done()
+    problems = list(source.problems)
+    variants = _variants(f, root, variant_files or (), {s.dest for s in specs}, problems)
+    if problems or slug is None or diff is None or tags is None:
+        return None, problems
+    case = CaseVersion(
+        type=case_type,
+        difficulty=difficulty,
+        slug=slug,
+        version=version,
+        root=root,
+        name=name or humanize(slug),
+        tags=tags,
+        changelog=changelog or "",
+        prompt=prompt or "",
+        variants=tuple(variants),
+        experimental=bool(experimental),
+        summary=summary or "",
+        description=description,
+        max_runtime_hours=max_hours if max_hours is not None else 1.0,
+        workspace=workspace,
+        init=init,
+        assets=assets,
+        solution=solution,
+        specs=tuple(specs),
+        build=build,
+        **extra,
+    )
+    return case, problems
+
+
+def _specs(data: dict[str, Any], source: Source, root: Path) -> list[SpecFile]:
+    f = Fields(data, source, ())
+    specs: list[SpecFile] = []
+    for i, entry in enumerate(f.tables("spec") or [], start=1):
+        spec = parse_spec(entry, source, root, table="spec", index=i)
+        if spec is not None:
+            specs.append(spec)
+    check_unique_dests(specs, source, "spec", set())
+    return specs
+
+
+def _build(f: Fields, source: Source, case_type: str) -> Build | None:
+    table = f.table_of("build", required=case_type == "adversarial")
+    if table is None:
+        return None
+    b = Fields(table, source, BUILD_KEYS[case_type], table="build")
+    install = b.string("install", required=True)
+    command = b.string("build", required=True)
+    output = module = None
+    if case_type == "end-to-end":
+        output = check_dest(b, "output", b.string("output", required=True))
+    else:
+        module = check_dest(b, "module", b.string("module", required=True))
+    b.done()
+    if install is None or command is None or (output is None and module is None):
+        return None
+    return Build(install, command, output=output, module=module)
+
+
+def _references(data: dict[str, Any], source: Source, root: Path) -> tuple[Reference, ...]:
+    f = Fields(data, source, ())
+    refs: list[Reference] = []
+    views: set[str] = set()
+    for i, entry in enumerate(f.tables("reference") or [], start=1):
+        r = Fields(entry, source, ("view", "media", "mockup"), table="reference", index=i)
+        view = r.kebab("view", required=True)
+        media = check_path(r, "media", root, r.string("media"), "file")
+        mockup = check_path(r, "mockup", root, r.string("mockup"), "file")
+        r.done()
+        if ("media" in entry) == ("mockup" in entry):
+            r.problem(None, "expected exactly one of media (an image) or mockup (an HTML page)")
+            continue
+        if media is not None and not media.lower().endswith(IMAGE_SUFFIXES):
+            r.problem("media", f"expected an image ({', '.join(IMAGE_SUFFIXES)}), got {show(media)}")
+            continue
+        if view is not None and view in views:
+            r.problem("view", f"two references have the view {show(view)}")
+            continue
+        if view is not None and (media or mockup):
+            views.add(view)
+            refs.append(Reference(view, media=media, mockup=mockup))
+    return tuple(refs)
+
+
+def _schema(f: Fields, key: str, root: Path) -> str | None:
+    rel = check_path(f, key, root, f.string(key, required=True), "file")
+    if rel is None:
+        return None
+    try:
+        schema = json.loads((root / rel).read_text("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        f.problem(key, f"{show(rel)} is not valid JSON: {exc}")
+        return None
+    if not isinstance(schema, dict):
+        f.problem(key, f"{show(rel)} is not a JSON Schema object")
+        return None
+    return rel
+
+
+def _sub(f: Fields, source: Source, key: str, allowed: tuple[str, ...]) -> Fields | None:
+    table = f.table_of(key, required=True)
+    return None if table is None else Fields(table, source, allowed, table=key)
+
+
+def _adversarial(f: Fields, source: Source, root: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if c := _sub(f, source, "contract", ("entry", "world", "action")):
+        entry = c.string("entry", required=True)
+        world, action = _schema(c, "world", root), _schema(c, "action", root)
+        c.done()
+        if entry and world and action:
+            out["contract"] = Contract(entry, world, action)
+    if s := _sub(f, source, "sandbox", ("fuel_per_tick", "max_memory_bytes")):
+        fuel = s.positive_int("fuel_per_tick", required=True)
+        memory = s.positive_int("max_memory_bytes", required=True, minimum=65536)
+        s.done()
+        if fuel and memory:
+            out["sandbox"] = Sandbox(fuel, memory)
+    if s := _sub(f, source, "simulation", ("timestep_ms", "max_ticks")):
+        step, ticks = s.positive_int("timestep_ms", required=True), s.positive_int(
+            "max_ticks", required=True
+        )
+        s.done()
+        if step and ticks:
+            out["simulation"] = Simulation(step, ticks)
+    if m := _sub(f, source, "match", ("participants", "structure", "rounds")):
+        participants = m.positive_int("participants", required=True, minimum=2)
+        structure = m.choice("structure", STRUCTURES, required=True)
+        rounds = m.positive_int("rounds", required=True)
+        m.done()
+        if participants and structure and rounds:
+            out["match"] = Match(participants, structure, rounds)
+    if r := _sub(f, source, "replay", ("renderer",)):
+        renderer = check_path(r, "renderer", root, r.string("renderer", required=True), "file")
+        r.done()
+        if renderer:
+            out["replay"] = Replay(renderer)
+    if g := _sub(f, source, "game", ("module", "params", "baselines")):
+        module = check_path(
+            g, "module", root, g.string("module", required=True), "file", suffix=".py"
+        )
+        params = g.table_of("params") or {}
+        baselines = check_path(g, "baselines", root, g.string("baselines"), "dir")
+        g.done()
+        if module:
+            out["game"] = Game(module, params=params, baselines=baselines)
+    return out
+
+
+def _variants(
+    f: Fields, root: Path, files: tuple[str, ...], dests: set[str], problems: list[Problem]
+) -> list[Variant]:
+    variants: list[Variant] = []
+    seen: dict[str, str] = {}
+    for i, value in enumerate(files):
+        before = len(f.source.problems)
+        rel = check_path(f, f"variants[{i}]", root, value, "file", suffix=".toml")
+        problems.extend(f.source.problems[before:])
+        if rel is None:
+            continue
+        variant, vsource = parse_variant(root / rel, rel, root, dests)
+        problems.extend(vsource.problems)
+        if variant is None:
+            continue
+        if variant.slug in seen:
+            problems.append(
+                Problem(vsource.display, f"duplicate variant slug {show(variant.slug)} "
+                        f"(also in {seen[variant.slug]})", key="slug",
+                        line=vsource.line_of(None, "slug"))
+            )
+            continue
+        seen[variant.slug] = rel
+        variants.append(variant)
+    return variants

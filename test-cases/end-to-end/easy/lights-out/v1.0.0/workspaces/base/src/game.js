@@ -1,0 +1,2 @@
+// Lights Out: implement the game described in specs/.
+"use strict";
