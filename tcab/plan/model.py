@@ -1,0 +1,177 @@
+"""The sweep plan as typed, frozen data.
+
+Two layers: what ``benchmark.yaml`` says (:class:`Plan`, a matrix that still
+names cases by slug and may say "newest" or "all"), and what it expands to
+against a catalog (:class:`Sweep`: one :class:`RunSpec` per run, one
+:class:`TournamentSpec` per tournament, every name resolved). Each expanded
+entry carries ``entry_digest``: the digest of exactly the plan settings that
+entry depends on, so editing one entry of a plan re-does that entry only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ALL = "all"
+
+
+def digest_of(value: Any) -> str:
+    """SHA-256 hex of a JSON value in canonical form (sorted keys, no spaces)."""
+    data = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+def model_label(model: str | None) -> str:
+    """A model name as it appears in task names and paths ('/' would nest folders)."""
+    return "" if model is None else model.replace("/", "~")
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeSpec:
+    """Which runtime backend runs the containers, and its settings (strings)."""
+
+    backend: str = "docker"
+    settings: tuple[tuple[str, str], ...] = ()
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.settings)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSelection:
+    """One ``cases`` item of a run matrix: a slug, versions and variants (or ALL / newest)."""
+
+    slug: str
+    versions: tuple[str, ...] | None  # None: the newest version
+    variants: tuple[str, ...] | None  # None: the default variant; (ALL,) every variant
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessSelection:
+    """One ``harnesses`` item of a run matrix: a harness and the models to run it with."""
+
+    slug: str
+    models: tuple[str | None, ...]  # (None,) when the harness takes no model
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunMatrix:
+    """Every combination of cases x harnesses x models x repeats."""
+
+    cases: tuple[CaseSelection, ...]
+    harnesses: tuple[HarnessSelection, ...]
+    repeats: int
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunSource:
+    """Tournament participants built from the plan's runs of one harness (and model)."""
+
+    harness: str
+    model: str | None
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentPlan:
+    """One ``tournaments`` item as written."""
+
+    name: str
+    case: str
+    version: str | None
+    variant: str | None
+    baselines: tuple[str, ...]  # (ALL,) every baseline of the case
+    runs: tuple[RunSource, ...]
+    rounds: int | None  # None: the case's [match].rounds
+    seed: int
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A parsed ``benchmark.yaml``."""
+
+    path: Path
+    name: str
+    runtime: RuntimeSpec
+    parallelism: int
+    matrices: tuple[RunMatrix, ...]
+    tournaments: tuple[TournamentPlan, ...]
+    report: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RunSpec:
+    """One run of the expanded sweep."""
+
+    case: str
+    version: str
+    variant: str
+    harness: str
+    model: str | None
+    repeat: int
+    entry_digest: str
+
+    @property
+    def agent(self) -> str:
+        """``harness`` or ``harness@model``: the agent part of a name."""
+        return self.harness if self.model is None else f"{self.harness}@{model_label(self.model)}"
+
+    @property
+    def case_path(self) -> str:
+        return f"{self.case}/{self.version}/{self.variant}"
+
+    @property
+    def name(self) -> str:
+        """``capture/v1.0.0/base/reference/1``: the doit sub-task name and target path."""
+        return f"{self.case_path}/{self.agent}/{self.repeat}"
+
+
+@dataclass(frozen=True, slots=True)
+class Participant:
+    """A tournament seat holder: a case baseline or a controller built from a run."""
+
+    name: str
+    baseline: str | None = None
+    run: RunSpec | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSpec:
+    """One tournament of the expanded sweep."""
+
+    name: str
+    case: str
+    version: str
+    variant: str
+    participants: tuple[Participant, ...]
+    rounds: int
+    seed: int
+    entry_digest: str
+
+    @property
+    def case_path(self) -> str:
+        return f"{self.case}/{self.version}/{self.variant}"
+
+
+@dataclass(frozen=True, slots=True)
+class Sweep:
+    """A plan expanded against a catalog: the exact set of work it describes."""
+
+    plan: Plan
+    runs: tuple[RunSpec, ...]
+    tournaments: tuple[TournamentSpec, ...]
+
+    def seeds(self) -> tuple[tuple[str, str, str], ...]:
+        """Distinct (case, version, variant) triples the runs and tournaments need, in order."""
+        seen: dict[tuple[str, str, str], None] = {}
+        for r in self.runs:
+            seen.setdefault((r.case, r.version, r.variant), None)
+        return tuple(seen)

@@ -1,0 +1,216 @@
+"""Parse ``benchmark.yaml`` with strictyaml into a :class:`~tcab.plan.model.Plan`.
+
+strictyaml refuses YAML's surprises (flow style, implicit types, anchors), so
+a plan reads the same in every tool. The schema below is the plan format; it
+is documented with examples in docs/sweeps.md. Every error becomes a
+:class:`~tcab.errors.PlanError` that names the file, the line and the key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import strictyaml as sy
+
+from tcab.errors import PlanError
+from tcab.plan.model import (
+    ALL,
+    CaseSelection,
+    HarnessSelection,
+    Plan,
+    RunMatrix,
+    RunSource,
+    RuntimeSpec,
+    TournamentPlan,
+)
+
+_NAMES = sy.Seq(sy.Str()) | sy.CommaSeparated(sy.Str())
+
+CASE = sy.Map({"case": sy.Str(), sy.Optional("versions"): _NAMES, sy.Optional("variants"): _NAMES}) | sy.Str()
+HARNESS = sy.Map({"harness": sy.Str(), sy.Optional("models"): _NAMES}) | sy.Str()
+MATRIX = sy.Map(
+    {
+        "cases": sy.Seq(CASE),
+        "harnesses": sy.Seq(HARNESS),
+        sy.Optional("repeats", default=1): sy.Int(),
+    }
+)
+RUN_SOURCE = sy.Map({"harness": sy.Str(), sy.Optional("model"): sy.Str()}) | sy.Str()
+TOURNAMENT = sy.Map(
+    {
+        "name": sy.Regex(r"[a-z0-9][a-z0-9-]*"),
+        "case": sy.Str(),
+        sy.Optional("version"): sy.Str(),
+        sy.Optional("variant"): sy.Str(),
+        "participants": sy.Map(
+            {sy.Optional("baselines"): _NAMES, sy.Optional("runs"): sy.Seq(RUN_SOURCE)}
+        ),
+        sy.Optional("rounds"): sy.Int(),
+        sy.Optional("seed", default=0): sy.Int(),
+    }
+)
+SCHEMA = sy.Map(
+    {
+        sy.Optional("name", default="sweep"): sy.Str(),
+        sy.Optional("runtime"): sy.Map(
+            {
+                sy.Optional("backend", default="docker"): sy.Str(),
+                sy.Optional("settings"): sy.MapPattern(sy.Str(), sy.Str()),
+            }
+        ),
+        sy.Optional("parallelism", default=1): sy.Int(),
+        sy.Optional("runs"): sy.Seq(MATRIX),
+        sy.Optional("tournaments"): sy.Seq(TOURNAMENT),
+        sy.Optional("report", default=True): sy.Bool(),
+    }
+)
+
+
+def _key_at(text: str, line0: int) -> str | None:
+    """The mapping key written on (0-based) line ``line0``, if any."""
+    lines = text.splitlines()
+    if not 0 <= line0 < len(lines):
+        return None
+    head = lines[line0].strip().removeprefix("- ")
+    return head.split(":", 1)[0].strip() or None if ":" in head else None
+
+
+def _error(path: Path, text: str, exc: sy.YAMLError) -> PlanError:
+    mark = getattr(exc, "problem_mark", None)
+    line0 = mark.line if mark is not None else 0
+    key = _key_at(text, line0)
+    problem = str(getattr(exc, "problem", None) or exc).strip()
+    context = str(getattr(exc, "context", "") or "").strip()
+    where = f"{path}:{line0 + 1}"
+    detail = f"{problem} ({context})" if context else problem
+    return PlanError(f"{where}: {key}: {detail}" if key else f"{where}: {detail}")
+
+
+def _fail(path: Path, node: sy.YAML, key: str, message: str) -> PlanError:
+    return PlanError(f"{path}:{node.start_line}: {key}: {message}")
+
+
+def _opt(node: sy.YAML, key: str) -> sy.YAML | None:
+    """``node[key]`` or None (strictyaml nodes refuse truth tests, so no ``or``)."""
+    return node[key] if isinstance(node.data, dict) and key in node.data else None
+
+
+def _items(node: sy.YAML, key: str) -> list[sy.YAML]:
+    child = _opt(node, key)
+    return [] if child is None else list(child)
+
+
+def _names(node: sy.YAML | None) -> tuple[str, ...] | None:
+    if node is None:
+        return None
+    return tuple(str(v).strip() for v in node.data)
+
+
+def _positive(path: Path, node: sy.YAML, key: str) -> int:
+    value = node.data
+    if value < 1:
+        raise _fail(path, node, key, f"expected a positive integer, got {value}")
+    return value
+
+
+def _case(path: Path, node: sy.YAML) -> CaseSelection:
+    if isinstance(node.data, str):
+        return CaseSelection(node.data, None, None, node.start_line)
+    versions = _names(_opt(node, "versions"))
+    variants = _names(_opt(node, "variants"))
+    for key, names in (("versions", versions), ("variants", variants)):
+        if names is not None and (not names or (ALL in names and len(names) > 1)):
+            raise _fail(path, node[key], key, f"expected a list of names or {ALL!r}, got {names}")
+    if versions == (ALL,):
+        raise _fail(path, node["versions"], "versions", "list the versions; 'all' is for variants")
+    return CaseSelection(node["case"].data, versions, variants, node.start_line)
+
+
+def _harness(path: Path, node: sy.YAML) -> HarnessSelection:
+    if isinstance(node.data, str):
+        return HarnessSelection(node.data, (None,), node.start_line)
+    models = _names(_opt(node, "models"))
+    if models is not None and not models:
+        raise _fail(path, node["models"], "models", "expected at least one model")
+    return HarnessSelection(node["harness"].data, models or (None,), node.start_line)
+
+
+def _matrix(path: Path, node: sy.YAML) -> RunMatrix:
+    return RunMatrix(
+        cases=tuple(_case(path, c) for c in node["cases"]),
+        harnesses=tuple(_harness(path, h) for h in node["harnesses"]),
+        repeats=_positive(path, node["repeats"], "repeats"),
+        line=node.start_line,
+    )
+
+
+def _tournament(path: Path, node: sy.YAML) -> TournamentPlan:
+    part = node["participants"]
+    runs = []
+    for item in _items(part, "runs"):
+        if isinstance(item.data, str):
+            runs.append(RunSource(item.data, None, item.start_line))
+        else:
+            model = _opt(item, "model")
+            runs.append(RunSource(item["harness"].data, None if model is None else model.data, item.start_line))
+    baselines = _names(_opt(part, "baselines")) or ()
+    if not baselines and not runs:
+        raise _fail(path, part, "participants", "name baselines and/or runs")
+    rounds = _opt(node, "rounds")
+    return TournamentPlan(
+        name=node["name"].data,
+        case=node["case"].data,
+        version=None if _opt(node, "version") is None else node["version"].data,
+        variant=None if _opt(node, "variant") is None else node["variant"].data,
+        baselines=baselines,
+        runs=tuple(runs),
+        rounds=_positive(path, rounds, "rounds") if rounds is not None else None,
+        seed=node["seed"].data,
+        line=node.start_line,
+    )
+
+
+def parse_plan(text: str, path: Path | str) -> Plan:
+    """Parse plan ``text`` (read from ``path``, used in messages).
+
+    Raises PlanError naming the file, line and key of the first problem.
+    """
+    path = Path(path)
+    try:
+        doc = sy.load(text, SCHEMA, label=str(path))
+    except sy.YAMLError as exc:
+        raise _error(path, text, exc) from exc
+    if doc.data is None or not isinstance(doc.data, dict):
+        raise PlanError(f"{path}: expected a mapping with runs and/or tournaments")
+    runtime = _opt(doc, "runtime")
+    settings = _opt(runtime, "settings") if runtime is not None else None
+    tournaments = _items(doc, "tournaments")
+    names = [t["name"].data for t in tournaments]
+    for t in tournaments:
+        if names.count(t["name"].data) > 1:
+            raise _fail(path, t["name"], "name", f"tournament {t['name'].data!r} is defined twice")
+    return Plan(
+        path=path,
+        name=doc["name"].data,
+        runtime=RuntimeSpec(
+            backend=runtime["backend"].data if runtime is not None else "docker",
+            settings=tuple(sorted(settings.data.items())) if settings is not None else (),
+        ),
+        parallelism=_positive(path, doc["parallelism"], "parallelism"),
+        matrices=tuple(_matrix(path, m) for m in _items(doc, "runs")),
+        tournaments=tuple(_tournament(path, t) for t in tournaments),
+        report=doc["report"].data,
+    )
+
+
+def load_plan(path: Path | str) -> Plan:
+    """Read and parse the plan file at ``path``.
+
+    Raises PlanError if the file is missing, unreadable or invalid.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PlanError(f"{path}: cannot read the plan: {exc}") from exc
+    return parse_plan(text, path)
