@@ -13,23 +13,27 @@ Each ``record_*`` is one transaction and idempotent; an unknown key raises
 ResultsError naming the table and the key.
 """
 
-from tcab.results.record import (
-    match_key,
-    record_build,
-    record_match,
-    record_run,
-    record_tournament,
-)
-from tcab.results.schema import (
-    MIGRATIONS,
-    RUN_STATUSES,
-    SCHEMA_VERSION,
-    SEAT_OUTCOMES,
-    TABLES,
-    Migration,
-)
-from tcab.results.store import migrate, open_db, schema_version
+import importlib
+from typing import TYPE_CHECKING
 
+# Exports are resolved on first use: the report reads with plain sqlite3 and
+# must not pay for importing sqlite-utils (and the numpy it pulls in).
+_EXPORTS = {
+    "match_key": "record",
+    "record_build": "record",
+    "record_match": "record",
+    "record_run": "record",
+    "record_tournament": "record",
+    "MIGRATIONS": "schema",
+    "RUN_STATUSES": "schema",
+    "SCHEMA_VERSION": "schema",
+    "SEAT_OUTCOMES": "schema",
+    "TABLES": "schema",
+    "Migration": "schema",
+    "migrate": "store",
+    "open_db": "store",
+    "schema_version": "store",
+}
 __all__ = [
     "MIGRATIONS",
     "RUN_STATUSES",
@@ -46,3 +50,28 @@ __all__ = [
     "record_tournament",
     "schema_version",
 ]
+
+if TYPE_CHECKING:
+    from tcab.results.record import (
+        match_key,
+        record_build,
+        record_match,
+        record_run,
+        record_tournament,
+    )
+    from tcab.results.schema import (
+        MIGRATIONS,
+        RUN_STATUSES,
+        SCHEMA_VERSION,
+        SEAT_OUTCOMES,
+        TABLES,
+        Migration,
+    )
+    from tcab.results.store import migrate, open_db, schema_version
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tcab.results' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"tcab.results.{module}"), name)

@@ -1,0 +1,320 @@
+"""The report queries: who is best at what, per case version and variant.
+
+Reading uses a plain ``sqlite3`` connection (no sqlite-utils import, which
+pulls in numpy): ``tcab report`` must answer in well under a second on a
+database of 100,000 runs. A database older than this tcab is migrated first
+through :func:`tcab.results.store.open_db`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tcab.errors import ResultsError
+from tcab.results.schema import RUN_STATUSES, SCHEMA_VERSION
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Optional restrictions of the report; None means everything."""
+
+    case: str | None = None
+    variant: str | None = None
+    harness: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """One harness and model on one case version and variant."""
+
+    harness: str
+    model: str | None
+    runs: int
+    outcomes: dict[str, int]
+    builds_ok: int
+    builds: int
+    tokens_input: int
+    tokens_output: int
+    tokens_cache_read: int
+    tokens_cache_write: int
+    mean_duration_s: float | None
+    total_duration_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineBuild:
+    """A baseline controller of the case version and how its build went."""
+
+    source: str
+    status: str
+    module_sha256: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSummary:
+    """One participant label over every recorded match of the group."""
+
+    label: str
+    matches: int
+    wins: int
+    draws: int
+    losses: int
+    forfeits: int
+    win_rate: float
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One participant's final place in a tournament."""
+
+    rank: int | None
+    label: str
+    module_sha256: str
+    rating: float | None
+    ci_low: float | None
+    ci_high: float | None
+    wins: int | None
+    draws: int | None
+    losses: int | None
+    forfeits: int | None
+    source: str | None  # the build source: a run id or baseline:<case>@<version>/<name>
+    harness: str | None
+    model: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentReport:
+    id: str
+    structure: str | None
+    rounds: int | None
+    seed: int | None
+    created_at: str | None
+    finished_at: str | None
+    matches: int
+    standings: tuple[Standing, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupReport:
+    """Everything recorded for one (case, version, variant)."""
+
+    case_slug: str
+    case_version: str
+    variant: str
+    runs: tuple[RunSummary, ...] = ()
+    baselines: tuple[BaselineBuild, ...] = ()
+    players: tuple[PlayerSummary, ...] = ()
+    tournaments: tuple[TournamentReport, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    database: str
+    schema_version: int
+    totals: dict[str, int]
+    groups: tuple[GroupReport, ...] = field(default=())
+
+
+def connect(path: Path | str) -> sqlite3.Connection:
+    """Open an existing results.db for reading, migrating it first if it is older.
+
+    Raises ResultsError naming the path if it does not exist, is not a
+    results database, or was written by a newer tcab.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ResultsError(f"{path}: no results database here (run a sweep first, or pass --db)")
+    conn = _connect(path)
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        conn.close()
+        raise ResultsError(f"{path}: schema version {version} is newer than this tcab knows "
+                           f"({SCHEMA_VERSION}); upgrade tcab")
+    if version < SCHEMA_VERSION:
+        conn.close()
+        from tcab.results.store import open_db  # imports sqlite-utils: only when migrating
+
+        open_db(path).close()
+        conn = _connect(path)
+    conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(path)
+        conn.execute("PRAGMA busy_timeout = 10000")
+        conn.execute("PRAGMA user_version").fetchone()
+        return conn
+    except sqlite3.DatabaseError as exc:
+        raise ResultsError(f"{path}: not a usable SQLite database: {exc}") from exc
+
+
+def build_report(conn: sqlite3.Connection, filters: Filters = Filters(),
+                 database: str = "") -> Report:
+    """Run every report query on ``conn`` and assemble the per-group report."""
+    groups: dict[tuple[str, str, str], dict] = {}
+
+    def group(key: tuple[str, str, str]) -> dict:
+        return groups.setdefault(key, {"runs": [], "players": [], "tournaments": []})
+
+    for key, summary in _run_summaries(conn, filters):
+        group(key)["runs"].append(summary)
+    for key, player in _players(conn, filters):
+        group(key)["players"].append(player)
+    for key, tournament in _tournaments(conn, filters):
+        group(key)["tournaments"].append(tournament)
+    baselines = _baselines(conn, filters)
+    if filters.harness is None:
+        # Baselines alone (no runs yet) still make their case version visible.
+        for (slug, version), _ in baselines.items():
+            if not any(k[:2] == (slug, version) for k in groups):
+                group((slug, version, ""))
+    reports = tuple(
+        GroupReport(
+            case_slug=key[0], case_version=key[1], variant=key[2],
+            runs=tuple(parts["runs"]), baselines=tuple(baselines.get(key[:2], ())),
+            players=tuple(parts["players"]), tournaments=tuple(parts["tournaments"]),
+        )
+        for key, parts in sorted(groups.items())
+    )
+    totals = {
+        table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        for table in ("runs", "builds", "matches", "tournaments")
+    }
+    return Report(database=database, schema_version=SCHEMA_VERSION, totals=totals, groups=reports)
+
+
+def _where(filters: Filters, alias: str, *, variant: bool = True, harness: str | None = None):
+    clauses, params = [], []
+    if filters.case:
+        clauses.append(f"{alias}.case_slug = ?")
+        params.append(filters.case)
+    if filters.variant and variant:
+        clauses.append(f"{alias}.variant = ?")
+        params.append(filters.variant)
+    if filters.harness and harness:
+        clauses.append(f"{harness} = ?")
+        params.append(filters.harness)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def _run_summaries(conn: sqlite3.Connection, filters: Filters):
+    where, params = _where(filters, "r", harness="r.harness")
+    outcome_sums = ", ".join(f"sum(r.status = '{s}')" for s in RUN_STATUSES)
+    rows = conn.execute(
+        f"""SELECT r.case_slug, r.case_version, r.variant, r.harness, r.model, count(*),
+                   {outcome_sums},
+                   total(r.tokens_input), total(r.tokens_output),
+                   total(r.tokens_cache_read), total(r.tokens_cache_write),
+                   avg(r.duration_s), total(r.duration_s)
+            FROM runs r{where}
+            GROUP BY r.case_slug, r.case_version, r.variant, r.harness, r.model
+            ORDER BY r.case_slug, r.case_version, r.variant, r.harness, r.model""",
+        params,
+    ).fetchall()
+    where_b, params_b = _where(filters, "r", harness="r.harness")
+    builds = {
+        tuple(row[:5]): (row[5], row[6])
+        for row in conn.execute(
+            f"""SELECT r.case_slug, r.case_version, r.variant, r.harness, r.model,
+                       total(b.status = 'ok'), count(*)
+                FROM builds b JOIN runs r ON r.id = b.source{where_b}
+                GROUP BY r.case_slug, r.case_version, r.variant, r.harness, r.model""",
+            params_b,
+        )
+    }
+    n = len(RUN_STATUSES)
+    for row in rows:
+        ok, total = builds.get(tuple(row[:5]), (0, 0))
+        yield tuple(row[:3]), RunSummary(
+            harness=row[3], model=row[4], runs=row[5],
+            outcomes=dict(zip(RUN_STATUSES, row[6:6 + n], strict=True)),
+            builds_ok=int(ok), builds=total,
+            tokens_input=int(row[6 + n]), tokens_output=int(row[7 + n]),
+            tokens_cache_read=int(row[8 + n]), tokens_cache_write=int(row[9 + n]),
+            mean_duration_s=row[10 + n], total_duration_s=row[11 + n],
+        )
+
+
+def _baselines(conn: sqlite3.Connection, filters: Filters) -> dict[tuple[str, str], list]:
+    where, params = _where(filters, "b", variant=False)
+    where += (" AND " if where else " WHERE ") + "substr(b.source, 1, 9) = 'baseline:'"
+    found: dict[tuple[str, str], list] = {}
+    for slug, version, source, status, module in conn.execute(
+        f"SELECT b.case_slug, b.case_version, b.source, b.status, b.module_sha256 "
+        f"FROM builds b{where} ORDER BY b.source", params,
+    ):
+        found.setdefault((slug, version), []).append(BaselineBuild(source, status, module))
+    return found
+
+
+def _players(conn: sqlite3.Connection, filters: Filters):
+    where, params = _where(filters, "m")
+    rows = conn.execute(
+        f"""SELECT m.case_slug, m.case_version, m.variant, coalesce(s.label, s.module_sha256),
+                   count(*), sum(s.outcome = 'win'), sum(s.outcome = 'draw'),
+                   sum(s.outcome = 'loss'), sum(s.outcome = 'forfeit')
+            FROM matches m JOIN match_seats s ON s.match_key = m.key{where}
+            GROUP BY 1, 2, 3, 4""",
+        params,
+    ).fetchall()
+    rows.sort(key=lambda r: (r[0], r[1], r[2], -r[5] / r[4], r[3]))
+    for row in rows:
+        yield tuple(row[:3]), PlayerSummary(
+            label=row[3], matches=row[4], wins=row[5], draws=row[6], losses=row[7],
+            forfeits=row[8], win_rate=row[5] / row[4],
+        )
+
+
+def _tournaments(conn: sqlite3.Connection, filters: Filters):
+    where, params = _where(filters, "t")
+    tournaments = conn.execute(
+        f"""SELECT t.case_slug, t.case_version, t.variant, t.id, t.structure, t.rounds, t.seed,
+                   t.created_at, t.finished_at,
+                   (SELECT count(*) FROM tournament_matches tm WHERE tm.tournament_id = t.id)
+            FROM tournaments t{where}
+            ORDER BY t.case_slug, t.case_version, t.variant, t.created_at DESC, t.id""",
+        params,
+    ).fetchall()
+    for row in tournaments:
+        standings = tuple(
+            Standing(*r)
+            for r in conn.execute(
+                """SELECT g.rank, g.label, g.module_sha256, g.rating, g.ci_low, g.ci_high,
+                          g.wins, g.draws, g.losses, g.forfeits, b.source, r.harness, r.model
+                   FROM ratings g
+                   LEFT JOIN builds b ON b.source = (
+                       SELECT source FROM builds WHERE module_sha256 = g.module_sha256
+                       ORDER BY substr(source, 1, 9) = 'baseline:' DESC, source LIMIT 1)
+                   LEFT JOIN runs r ON r.id = b.source
+                   WHERE g.tournament_id = ?
+                   ORDER BY g.rank IS NULL, g.rank, g.rating DESC, g.label""",
+                [row[3]],
+            )
+        )
+        yield tuple(row[:3]), TournamentReport(*row[3:], standings=standings)
+
+
+def recent_runs(conn: sqlite3.Connection, case_slug: str, case_version: str, variant: str,
+                limit: int = 50) -> list[tuple]:
+    """The latest runs of a group: (id, harness, model, status, started_at, duration_s, run_dir)."""
+    return conn.execute(
+        """SELECT id, harness, model, status, started_at, duration_s, run_dir FROM runs
+           WHERE case_slug = ? AND case_version = ? AND variant = ?
+           ORDER BY started_at DESC, id LIMIT ?""",
+        [case_slug, case_version, variant, limit],
+    ).fetchall()
+
+
+def tournament_replays(conn: sqlite3.Connection, tournament_id: str, limit: int = 100) -> list[tuple]:
+    """A tournament's matches: (round, pairing, key, winner_seat, reason, ticks, replay_path)."""
+    return conn.execute(
+        """SELECT tm.round, tm.pairing, tm.match_key, m.winner_seat, m.reason, m.ticks,
+                  m.replay_path
+           FROM tournament_matches tm LEFT JOIN matches m ON m.key = tm.match_key
+           WHERE tm.tournament_id = ? ORDER BY tm.round, tm.pairing, tm.match_key LIMIT ?""",
+        [tournament_id, limit],
+    ).fetchall()
