@@ -1,0 +1,114 @@
+"""One wasmtime engine per process and a disk cache of compiled modules.
+
+Every controller runs on an engine configured for the sandbox: fuel metering
+on (deterministic budgets, unlike epochs), a small wasm stack so a runaway
+recursion traps long before it can touch the host's stack, and no proposal
+that would let a module reach outside its own memory (threads, shared
+memory). Compiling a module costs far more than a match tick, and a
+tournament loads the same few modules in many matches and processes, so the
+compiled artifact is serialized under ``build/modules/`` keyed by the wasm's
+sha256 plus the engine's fingerprint, and later loads deserialize it.
+
+``Module.deserialize`` trusts its input; the cache is only ever written by
+this module from bytes wasmtime compiled itself, and a cache entry that fails
+to deserialize is recompiled and overwritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+
+import wasmtime
+
+from tcab.atomic import write_bytes
+
+WASM_MAGIC = b"\0asm"
+# A few hundred KiB of wasm stack is plenty for a game controller; a bigger
+# stack only makes a hostile recursion slower to trap.
+MAX_WASM_STACK = 512 * 1024
+
+_lock = threading.Lock()
+_engine: wasmtime.Engine | None = None
+
+
+def engine_fingerprint() -> str:
+    """A short string that changes whenever compiled code would: wasmtime's
+    version and our engine settings."""
+    version = getattr(wasmtime, "__version__", None)
+    if version is None:
+        from importlib.metadata import version as dist_version
+
+        version = dist_version("wasmtime")
+    return f"wasmtime-{version}-fuel-stack{MAX_WASM_STACK}"
+
+
+def get_engine() -> wasmtime.Engine:
+    """The process-wide sandbox engine (created on first use)."""
+    global _engine
+    with _lock:
+        if _engine is None:
+            cfg = wasmtime.Config()
+            cfg.consume_fuel = True
+            cfg.max_wasm_stack = MAX_WASM_STACK
+            cfg.wasm_threads = False
+            cfg.shared_memory = False
+            cfg.parallel_compilation = False
+            _engine = wasmtime.Engine(cfg)
+        return _engine
+
+
+class NotWasm(ValueError):
+    """The bytes handed over as a module are not a wasm binary."""
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class ModuleCache:
+    """Compiled modules by sha256: in memory for this process, on disk in ``folder``.
+
+    ``folder`` None keeps the cache in memory only (tests, one-off matches).
+    """
+
+    def __init__(self, folder: Path | None = None):
+        self.folder = folder
+        self._memo: dict[str, wasmtime.Module] = {}
+        self.compiled = 0
+        self.deserialized = 0
+
+    def load(self, wasm: bytes, digest: str | None = None) -> wasmtime.Module:
+        """Compile ``wasm`` (or reuse its cached compilation).
+
+        Raises ``NotWasm`` for bytes that are not a wasm binary (text/WAT is
+        refused too, since wasmtime would parse it) and
+        ``wasmtime.WasmtimeError`` for an invalid binary module.
+        """
+        if not wasm.startswith(WASM_MAGIC):
+            raise NotWasm("not a WebAssembly binary (missing \\0asm magic)")
+        digest = digest or sha256_hex(wasm)
+        module = self._memo.get(digest)
+        if module is not None:
+            return module
+        engine = get_engine()
+        path = self._path(digest)
+        if path is not None and path.is_file():
+            try:
+                module = wasmtime.Module.deserialize(engine, path.read_bytes())
+                self.deserialized += 1
+            except wasmtime.WasmtimeError:
+                module = None  # stale or foreign artifact: recompile below
+        if module is None:
+            module = wasmtime.Module(engine, wasm)
+            self.compiled += 1
+            if path is not None:
+                write_bytes(path, module.serialize())
+        self._memo[digest] = module
+        return module
+
+    def _path(self, digest: str) -> Path | None:
+        if self.folder is None:
+            return None
+        return self.folder / f"{digest}-{engine_fingerprint()}.cwasm"

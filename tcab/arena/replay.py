@@ -1,0 +1,134 @@
+"""Replays: every input that drove a match, as gzip JSON, and their check.
+
+A replay is ``{"format", "header", "ticks", "forfeits", "result",
+"final_digest", "fuel"}``: the header names the case, version, variant,
+case digest, rules parameters, timing, sandbox limits, the seed and each
+seat's module sha256; ``ticks[t][seat]`` is the action that seat played at
+tick ``t`` (``null`` once it has forfeited); ``forfeits`` lists each
+forfeit with its tick, reason and detail.
+
+Bytes are canonical: keys sorted, compact JSON (orjson), gzip with mtime 0
+and no file name, so the same match gives byte-identical replays in any
+process. ``verify_replay`` re-simulates with the rules module only (no wasm)
+and compares the result and the final state digest.
+"""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import dataclass
+from pathlib import Path
+
+import fastjsonschema
+import orjson
+
+from tcab.atomic import write_bytes
+from tcab.errors import ReplayError
+
+REPLAY_FORMAT = "tcab-replay/1"
+
+
+def encode_replay(doc: dict) -> bytes:
+    """Canonical gzip bytes of a replay document."""
+    data = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
+    return gzip.compress(data, compresslevel=6, mtime=0)
+
+
+def write_replay(path: Path | str, doc: dict) -> None:
+    write_bytes(path, encode_replay(doc))
+
+
+def read_replay(path: Path | str) -> dict:
+    """Load a replay file. Raises ``ReplayError`` naming the file if it is
+    not gzip JSON in our format."""
+    path = Path(path)
+    try:
+        data = gzip.decompress(path.read_bytes())
+        doc = orjson.loads(data)
+    except OSError as exc:
+        raise ReplayError(f"{path}: not a readable gzip file: {exc}") from exc
+    except orjson.JSONDecodeError as exc:
+        raise ReplayError(f"{path}: not JSON inside the gzip: {exc}") from exc
+    if not isinstance(doc, dict) or doc.get("format") != REPLAY_FORMAT:
+        raise ReplayError(f"{path}: format: expected {REPLAY_FORMAT!r}, got {doc.get('format') if isinstance(doc, dict) else doc!r}")
+    for key in ("header", "ticks", "forfeits", "result", "final_digest"):
+        if key not in doc:
+            raise ReplayError(f"{path}: missing key {key!r}")
+    return doc
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What re-simulation found. ``ok`` only if result and digest match."""
+
+    ok: bool
+    problems: tuple[str, ...]
+    result: dict | None
+    final_digest: str | None
+
+
+def verify_replay(doc: dict, rules_path: Path, action_schema: Path | None = None) -> Verdict:
+    """Re-simulate ``doc`` with the rules at ``rules_path``.
+
+    Every recorded action is re-validated (schema, ``check``); a forfeited
+    seat must have no action. Raises ``ArenaError`` only if the rules
+    themselves fail.
+    """
+    from tcab.arena.game import _compile
+    from tcab.arena.rules import Rules
+    from tcab.arena.sandbox import Forfeit
+    from tcab.arena.simulation import Simulation
+
+    header = doc["header"]
+    rules = Rules(rules_path)
+    validate = _compile(action_schema) if action_schema else None
+    seats = len(header["seats"])
+    sim = Simulation(rules, header["params"], header["seed"], seats,
+                     header["timestep_ms"], header["max_ticks"])
+    by_tick: dict[int, list] = {}
+    for f in doc["forfeits"]:
+        by_tick.setdefault(f["tick"], []).append(f)
+    problems: list[str] = []
+    for f in doc["forfeits"]:
+        if f.get("phase") == "load":
+            sim.forfeit(f["seat"], Forfeit(f["reason"], f["detail"], f["tick"], "load"))
+    result = sim.after_load()
+    for t, actions in enumerate(doc["ticks"]):
+        if result is not None:
+            problems.append(f"tick {t}: recorded after the match had ended")
+            break
+        if len(actions) != seats:
+            problems.append(f"tick {t}: {len(actions)} actions for {seats} seats")
+            break
+        for f in by_tick.get(t, []):
+            if f.get("phase") != "load":
+                sim.forfeit(f["seat"], Forfeit(f["reason"], f["detail"], f["tick"]))
+        for seat, action in enumerate(actions):
+            if seat in sim.forfeits:
+                if action is not None:
+                    problems.append(f"tick {t}: seat {seat} acted after forfeiting")
+                continue
+            if action is None:
+                problems.append(f"tick {t}: seat {seat} has no action and no forfeit")
+                continue
+            if validate is not None:
+                try:
+                    validate(action)
+                except fastjsonschema.JsonSchemaException as exc:
+                    problems.append(f"tick {t}: seat {seat}: action breaks the schema: {exc.message}")
+            why = rules.check(sim.state, seat, action)
+            if why is not None:
+                problems.append(f"tick {t}: seat {seat}: illegal action: {why}")
+        result = sim.advance(actions)
+    if result is None:
+        problems.append(f"the replay ends after {len(doc['ticks'])} ticks without a result")
+    else:
+        if result != doc["result"]:
+            problems.append(f"result differs: recorded {_short(doc['result'])}, re-simulated {_short(result)}")
+        if sim.final_digest != doc["final_digest"]:
+            problems.append(f"final digest differs: recorded {doc['final_digest']}, re-simulated {sim.final_digest}")
+    return Verdict(not problems, tuple(problems), result, sim.final_digest)
+
+
+def _short(result: dict) -> str:
+    return f"winner={result.get('winner')} reason={result.get('reason')} scores={result.get('scores')} ticks={result.get('ticks')}"
