@@ -1,0 +1,195 @@
+"""The runtime protocol: what the run lifecycle (and the arena's builds) need
+from a container engine, and the frozen types that cross it.
+
+A backend starts a container from an image, copies a tree in, runs commands
+in it as the run user with a time bound and streamed output, copies a tree
+out, and removes it. Two kinds of failure are kept apart on purpose:
+
+- what the *command* did (non-zero exit, killed at its deadline, silent for
+  the idle window) is data in an :class:`ExecResult`: those are outcomes a run
+  records;
+- the *backend itself* failing (socket gone, image missing, container
+  vanished mid-copy) raises :class:`~tcab.errors.RuntimeBackendError`, so it
+  can never come back dressed as a command result and be blamed on a model.
+
+Every method's "Raises" section below is the contract each backend honours;
+``tests/runtime/test_conformance.py`` is what "a backend works" means.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Protocol, runtime_checkable
+
+#: The label every tcab container carries; its value is the run id.
+RUN_LABEL = "org.tcab.run-id"
+#: The unprivileged user the images define; commands run as it by default.
+RUN_USER = "tcab"
+#: Where the seeded repository lives inside a container.
+WORKDIR = "/work"
+
+#: Called for every complete output line: (stream, line without newline, unix time).
+OutputSink = Callable[[str, str, float], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ImageInfo:
+    """An image present locally: the reference asked for, its local id and
+    the registry digest (``name@sha256:...``) when it has one, else the id."""
+
+    ref: str
+    id: str
+    digest: str
+    pulled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerSpec:
+    """How to start a run container.
+
+    ``labels`` always gains ``RUN_LABEL=run_id``. ``host_gateway`` routes
+    ``host.docker.internal`` to the host (only when a preview sink watches
+    the run); otherwise no host mapping is added. ``env`` is the container's
+    own environment: never put secrets here (they would show in the
+    engine's inspect output); pass them per command in ``ExecOptions.env``.
+    """
+
+    image: str
+    run_id: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+    host_gateway: bool = False
+    memory_bytes: int | None = None
+    pids_limit: int | None = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class ExecOptions:
+    """How to run one command.
+
+    ``timeout_s`` bounds the wall time, ``idle_timeout_s`` the time without
+    any output byte (keep-alive frames do not count). When either fires the
+    command's whole process group is killed with SIGKILL inside the
+    container and the output produced before the kill is kept.
+    ``cancel`` is polled about every 0.2 s; when it returns True the command
+    is killed the same way and the result says ``canceled``.
+    """
+
+    user: str = RUN_USER
+    workdir: str = WORKDIR
+    env: Mapping[str, str] = field(default_factory=dict)
+    timeout_s: float | None = None
+    idle_timeout_s: float | None = None
+    on_output: OutputSink | None = None
+    cancel: Callable[[], bool] | None = None
+    tail_bytes: int = 65536
+
+
+class ExecEnd(enum.StrEnum):
+    """Why a command stopped."""
+
+    EXITED = "exited"
+    TIMED_OUT = "timed_out"
+    IDLE = "idle"
+    CANCELED = "canceled"
+
+
+@dataclass(frozen=True, slots=True)
+class ExecResult:
+    """What a command did. ``exit_code`` is None when it was killed before
+    its exit status could be read. ``stdout``/``stderr`` hold the last
+    ``tail_bytes`` of each stream (decoded, replacement on bad UTF-8)."""
+
+    end: ExecEnd
+    exit_code: int | None
+    duration_s: float
+    stdout: str = ""
+    stderr: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.end is ExecEnd.EXITED and self.exit_code == 0
+
+    @property
+    def output(self) -> str:
+        """Both tails, for diagnostics."""
+        return (self.stdout + ("\n" if self.stdout and self.stderr else "") + self.stderr).strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """One entry of a collected tree that was not written to the host."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CollectLimits:
+    """Bounds on a tree copied out of a container (written by untrusted code)."""
+
+    max_bytes: int = 2 * 1024**3
+    max_entries: int = 500_000
+
+
+@dataclass(frozen=True, slots=True)
+class CollectReport:
+    """What landed on the host: counts, total file bytes, and what was refused.
+    ``truncated`` is True when the whole tree was refused for a limit."""
+
+    files: int
+    bytes: int
+    refused: tuple[Refusal, ...] = ()
+    truncated: bool = False
+
+
+@runtime_checkable
+class Runtime(Protocol):
+    """A container engine as the run lifecycle sees it.
+
+    Every method raises :class:`~tcab.errors.RuntimeBackendError` (or its
+    subclass :class:`~tcab.errors.ImageNotFound`) when the engine itself
+    fails, with the container and operation named in the message; none of
+    them raises for what a command did.
+    """
+
+    name: str
+
+    def ensure_image(self, ref: str, *, pull: bool = True) -> ImageInfo:
+        """Return the local image ``ref``, pulling it only when missing.
+        Raises ImageNotFound when it is neither local nor pullable."""
+        ...
+
+    def start(self, spec: ContainerSpec) -> str:
+        """Create and start a container idling until removed; return its id."""
+        ...
+
+    def copy_in(self, container: str, src: Path, dest: str = WORKDIR) -> None:
+        """Copy the *contents* of host folder ``src`` into ``dest`` (which
+        exists), owned by the run user. Symlinks are copied as links."""
+        ...
+
+    def exec(self, container: str, argv: list[str], options: ExecOptions | None = None) -> ExecResult:
+        """Run ``argv`` (no shell unless you pass one), streaming output lines
+        to ``options.on_output``; enforce the time bounds inside the container."""
+        ...
+
+    def copy_out(self, container: str, src: str, dest: Path, limits: CollectLimits | None = None) -> CollectReport:
+        """Copy the contents of ``src`` to the new host folder ``dest``
+        (written atomically), refusing what would escape or harm the host."""
+        ...
+
+    def open_archive(self, container: str, src: str) -> BinaryIO:
+        """A readable tar stream of ``src`` (entries prefixed by its basename)."""
+        ...
+
+    def remove(self, container: str) -> None:
+        """Kill and remove the container; removing a missing one is fine."""
+        ...
+
+    def list_run_containers(self, run_id: str | None = None) -> list[str]:
+        """Ids of containers carrying ``RUN_LABEL`` (with that value if given)."""
+        ...

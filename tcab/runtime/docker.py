@@ -1,0 +1,239 @@
+"""The ``docker`` backend: docker-py against the Docker Engine or Podman's
+Docker-compatible socket.
+
+The socket is ``base_url`` when given, else ``DOCKER_HOST``, else
+``unix:///run/tcab/podman.sock`` (where ``make podman`` starts Podman).
+Every docker-py or transport exception is translated into
+:class:`~tcab.errors.RuntimeBackendError` in :func:`_backend_error`, with
+the operation and container named, ``from`` the original.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import BinaryIO
+
+from tcab.errors import ImageNotFound, RuntimeBackendError
+from tcab.runtime.base import (
+    RUN_LABEL,
+    RUN_USER,
+    WORKDIR,
+    CollectLimits,
+    CollectReport,
+    ContainerSpec,
+    ExecOptions,
+    ExecResult,
+    ImageInfo,
+)
+from tcab.runtime.collect import extract_tree
+from tcab.runtime.exec import run_exec
+
+DEFAULT_SOCKET = "unix:///run/tcab/podman.sock"
+
+
+def _backend_error(exc: BaseException, op: str, container: str | None = None) -> RuntimeBackendError:
+    """The one place where docker-py's and requests' exceptions become ours."""
+    import docker.errors
+
+    where = f" (container {container[:12]})" if container else ""
+    if isinstance(exc, docker.errors.APIError):
+        detail = exc.explanation or str(exc)
+    else:
+        detail = f"{type(exc).__name__}: {exc}"
+    err = RuntimeBackendError(f"docker runtime: {op}{where} failed: {detail}")
+    err.__cause__ = exc
+    return err
+
+
+class _ChunkReader(io.RawIOBase):
+    """A read-only file over an iterator of byte chunks (docker-py's archive stream)."""
+
+    def __init__(self, chunks):
+        self._chunks = iter(chunks)
+        self._buf = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        while not self._buf:
+            try:
+                self._buf = next(self._chunks)
+            except StopIteration:
+                return 0
+        n = min(len(b), len(self._buf))
+        b[:n] = self._buf[:n]
+        self._buf = self._buf[n:]
+        return n
+
+
+class DockerRuntime:
+    """Runtime over a Docker-compatible API (see module docstring)."""
+
+    name = "docker"
+
+    def __init__(self, base_url: str | None = None, *, timeout: int = 120, run_uid: int = 1000):
+        try:
+            import docker
+        except ImportError as exc:  # an optional dependency in other installs
+            raise RuntimeBackendError("the docker runtime needs docker-py: pip install 'docker>=7.1'") from exc
+        self.base_url = base_url or os.environ.get("DOCKER_HOST") or DEFAULT_SOCKET
+        self._run_uid = run_uid
+        try:
+            self.api = docker.APIClient(base_url=self.base_url, timeout=timeout, version="auto")
+        except Exception as exc:
+            raise _backend_error(exc, f"connect to {self.base_url}") from exc
+
+    # -- images -------------------------------------------------------------
+
+    def ensure_image(self, ref: str, *, pull: bool = True) -> ImageInfo:
+        import docker.errors
+
+        pulled = False
+        try:
+            try:
+                info = self.api.inspect_image(ref)
+            except docker.errors.ImageNotFound:
+                if not pull:
+                    raise ImageNotFound(f"image {ref} is not present locally (pulling disabled)") from None
+                try:
+                    self.api.pull(ref)
+                except docker.errors.APIError as exc:
+                    raise ImageNotFound(
+                        f"image {ref} is not present locally and could not be pulled: "
+                        f"{exc.explanation or exc}; build it with `make images`"
+                    ) from exc
+                info = self.api.inspect_image(ref)
+                pulled = True
+        except RuntimeBackendError:
+            raise
+        except Exception as exc:
+            raise _backend_error(exc, f"inspect image {ref}") from exc
+        repo_digests = info.get("RepoDigests") or []
+        digest = repo_digests[0] if repo_digests else info["Id"]
+        return ImageInfo(ref=ref, id=info["Id"], digest=digest, pulled=pulled)
+
+    # -- containers -----------------------------------------------------------
+
+    def start(self, spec: ContainerSpec) -> str:
+        labels = {**spec.labels, RUN_LABEL: spec.run_id}
+        try:
+            host_config = self.api.create_host_config(
+                extra_hosts={"host.docker.internal": self._host_gateway()} if spec.host_gateway else None,
+                mem_limit=spec.memory_bytes,
+                pids_limit=spec.pids_limit,
+                # An init as PID 1 reaps the processes a killed command orphans.
+                init=True,
+            )
+            created = self.api.create_container(
+                spec.image,
+                command=["sleep", "infinity"],
+                labels=labels,
+                environment=dict(spec.env),
+                working_dir=WORKDIR,
+                host_config=host_config,
+                detach=True,
+            )
+        except Exception as exc:
+            raise _backend_error(exc, f"create a container from {spec.image}") from exc
+        cid = created["Id"]
+        try:
+            self.api.start(cid)
+        except Exception as exc:
+            self.remove(cid)
+            raise _backend_error(exc, "start", cid) from exc
+        return cid
+
+    def _host_gateway(self) -> str:
+        """What ``host.docker.internal`` maps to. Docker Engine understands
+        the magic ``host-gateway``; Podman 4.3 writes it verbatim into
+        /etc/hosts, so there we use the default network's gateway address."""
+        try:
+            version = self.api.version()
+            if not any("podman" in c.get("Name", "").lower() for c in version.get("Components") or []):
+                return "host-gateway"
+            net = self.api.inspect_network("podman")
+            for config in (net.get("IPAM") or {}).get("Config") or []:
+                if config.get("Gateway"):
+                    return config["Gateway"]
+        except Exception as exc:
+            raise _backend_error(exc, "find the host gateway address") from exc
+        raise RuntimeBackendError("docker runtime: the podman network has no gateway address")
+
+    def remove(self, container: str) -> None:
+        import docker.errors
+
+        try:
+            self.api.remove_container(container, force=True, v=True)
+        except docker.errors.NotFound:
+            return
+        except Exception as exc:
+            raise _backend_error(exc, "remove", container) from exc
+
+    def list_run_containers(self, run_id: str | None = None) -> list[str]:
+        selector = RUN_LABEL if run_id is None else f"{RUN_LABEL}={run_id}"
+        try:
+            found = self.api.containers(all=True, filters={"label": selector})
+        except Exception as exc:
+            raise _backend_error(exc, "list containers") from exc
+        return [c["Id"] for c in found]
+
+    # -- commands -----------------------------------------------------------
+
+    def exec(self, container: str, argv: list[str], options: ExecOptions | None = None) -> ExecResult:
+        try:
+            return run_exec(self.api, container, argv, options or ExecOptions())
+        except RuntimeBackendError:
+            raise
+        except Exception as exc:
+            raise _backend_error(exc, f"exec {argv[:1]}", container) from exc
+
+    # -- copies -------------------------------------------------------------
+
+    def copy_in(self, container: str, src: Path, dest: str = WORKDIR) -> None:
+        src = Path(src)
+        if not src.is_dir():
+            raise RuntimeBackendError(f"copy in: {src} is not a folder")
+        with tempfile.TemporaryFile() as buf:
+            with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+                for path in sorted(src.rglob("*")):
+                    info = tar.gettarinfo(str(path), arcname=path.relative_to(src).as_posix())
+                    info.uid = info.gid = self._run_uid
+                    info.uname = info.gname = RUN_USER
+                    if info.isreg():
+                        with open(path, "rb") as fh:
+                            tar.addfile(info, fh)
+                    else:
+                        tar.addfile(info)
+            buf.seek(0)
+            try:
+                ok = self.api.put_archive(container, dest, buf)
+            except Exception as exc:
+                raise _backend_error(exc, f"copy {src} in to {dest}", container) from exc
+        if not ok:
+            raise RuntimeBackendError(f"docker runtime: copy {src} in to {dest} (container {container[:12]}) was refused")
+
+    def open_archive(self, container: str, src: str) -> BinaryIO:
+        try:
+            chunks, _stat = self.api.get_archive(container, src, chunk_size=1 << 20)
+        except Exception as exc:
+            raise _backend_error(exc, f"copy {src} out", container) from exc
+        return io.BufferedReader(_ChunkReader(chunks), buffer_size=1 << 20)
+
+    def copy_out(self, container: str, src: str, dest: Path, limits: CollectLimits | None = None) -> CollectReport:
+        strip = src.rstrip("/").rsplit("/", 1)[-1]
+        stream = self.open_archive(container, src)
+        try:
+            return extract_tree(stream, Path(dest), strip=strip, limits=limits)
+        except (tarfile.TarError, OSError) as exc:
+            raise _backend_error(exc, f"copy {src} out to {dest}", container) from exc
+        except RuntimeBackendError:
+            raise
+        except Exception as exc:
+            raise _backend_error(exc, f"copy {src} out to {dest}", container) from exc
+        finally:
+            stream.close()

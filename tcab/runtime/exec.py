@@ -1,0 +1,186 @@
+"""Run one command in a container with hard time bounds and live output.
+
+The command is started under ``setsid`` so it leads its own session and
+process group, and writes that id to a pid file first. When the wall-clock
+bound, the idle window or a cancel request fires, a second exec (as root)
+SIGKILLs the whole group and session *inside the container*: the limit is
+enforced where the process runs, not by abandoning a stream on the host.
+Output read before the kill is kept.
+
+The idle clock is reset only by output bytes: the engine's keep-alive
+frames and empty chunks do not count, so a silent harness cannot look busy.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import uuid
+
+from tcab.errors import RuntimeBackendError
+from tcab.runtime.base import ExecEnd, ExecOptions, ExecResult
+
+_END = object()
+_MAX_LINE = 1 << 20  # a line longer than this is emitted in pieces
+_POLL_S = 0.2
+_DRAIN_S = 5.0  # how long to wait for the stream to close after a kill
+
+_KILL_SCRIPT = (
+    'p=$(cat "$1" 2>/dev/null); '
+    'case "$p" in ""|*[!0-9]*) exit 0;; esac; '
+    'kill -KILL -- "-$p" 2>/dev/null; pkill -KILL -s "$p" 2>/dev/null; exit 0'
+)
+
+
+class _Lines:
+    """Splits one stream's bytes into lines for the sink and keeps a tail."""
+
+    def __init__(self, name: str, options: ExecOptions):
+        self.name = name
+        self.sink = options.on_output
+        self.tail_max = options.tail_bytes
+        self.buf = bytearray()
+        self.tail = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        self.tail += data
+        if len(self.tail) > self.tail_max:
+            del self.tail[: len(self.tail) - self.tail_max]
+        if self.sink is None:
+            return
+        self.buf += data
+        while True:
+            cut = self.buf.find(b"\n")
+            if cut < 0:
+                if len(self.buf) >= _MAX_LINE:
+                    self._emit(bytes(self.buf[:_MAX_LINE]))
+                    del self.buf[:_MAX_LINE]
+                    continue
+                return
+            self._emit(bytes(self.buf[:cut]))
+            del self.buf[: cut + 1]
+
+    def flush(self) -> None:
+        if self.sink is not None and self.buf:
+            self._emit(bytes(self.buf))
+            self.buf.clear()
+
+    def _emit(self, raw: bytes) -> None:
+        line = raw.decode("utf-8", errors="replace").rstrip("\r")
+        self.sink(self.name, line, time.time())
+
+    def text(self) -> str:
+        return bytes(self.tail).decode("utf-8", errors="replace")
+
+
+def _pump(stream, out: queue.Queue) -> None:
+    try:
+        for chunk in stream:
+            out.put(chunk)
+    except BaseException as exc:  # handed to the waiting thread
+        out.put(exc)
+    finally:
+        out.put(_END)
+
+
+def run_exec(api, container: str, argv: list[str], options: ExecOptions) -> ExecResult:
+    """Run ``argv`` in ``container`` through docker-py's low-level ``api``.
+
+    Returns an ExecResult for every way the command can end; raises
+    RuntimeBackendError when the engine fails (exec cannot be created, the
+    stream breaks before the command ended on its own).
+    """
+    if not argv:
+        raise RuntimeBackendError("exec: empty command")
+    pidfile = f"/tmp/.tcab-exec-{uuid.uuid4().hex[:16]}.pid"
+    wrapped = ["setsid", "-w", "sh", "-c", 'echo $$ > "$0" && exec "$@"', pidfile, *argv]
+    exec_id = api.exec_create(
+        container, wrapped, stdout=True, stderr=True, stdin=False, tty=False,
+        environment=dict(options.env) or None, workdir=options.workdir, user=options.user,
+    )["Id"]
+    start = time.monotonic()
+    stream = api.exec_start(exec_id, stream=True, demux=True)
+    chunks: queue.Queue = queue.Queue()
+    reader = threading.Thread(target=_pump, args=(stream, chunks), daemon=True)
+    reader.start()
+
+    out, err = _Lines("stdout", options), _Lines("stderr", options)
+    deadline = start + options.timeout_s if options.timeout_s else None
+    idle_s = options.idle_timeout_s
+    last_output = start
+    end = ExecEnd.EXITED
+    failure: BaseException | None = None
+    while True:
+        try:
+            item = chunks.get(timeout=_POLL_S)
+        except queue.Empty:
+            item = None
+        if item is _END:
+            break
+        if isinstance(item, BaseException):
+            failure = item
+            break
+        if item is not None:
+            o, e = item
+            if o:
+                out.feed(o)
+            if e:
+                err.feed(e)
+            if o or e:
+                last_output = time.monotonic()
+        now = time.monotonic()
+        if deadline is not None and now >= deadline:
+            end = ExecEnd.TIMED_OUT
+        elif idle_s is not None and now - last_output >= idle_s:
+            end = ExecEnd.IDLE
+        elif options.cancel is not None and options.cancel():
+            end = ExecEnd.CANCELED
+        if end is not ExecEnd.EXITED:
+            _kill(api, container, pidfile)
+            _drain(chunks, out, err)
+            break
+    out.flush()
+    err.flush()
+    duration = time.monotonic() - start
+    exit_code = _exit_code(api, exec_id, wait=end is ExecEnd.EXITED)
+    if failure is not None and exit_code is None:
+        raise RuntimeBackendError(f"exec stream broke before the command ended: {failure}") from failure
+    # The pid file stays in the container's /tmp: it is tiny and goes with
+    # the container, and removing it would cost one more exec per command.
+    return ExecResult(end=end, exit_code=exit_code, duration_s=duration, stdout=out.text(), stderr=err.text())
+
+
+def _kill(api, container: str, pidfile: str) -> None:
+    """SIGKILL the command's process group and session inside the container."""
+    kid = api.exec_create(container, ["sh", "-c", _KILL_SCRIPT, "kill", pidfile], user="root")["Id"]
+    api.exec_start(kid)
+
+
+def _drain(chunks: queue.Queue, out: _Lines, err: _Lines) -> None:
+    """Keep what the killed command wrote until its stream closes (bounded)."""
+    until = time.monotonic() + _DRAIN_S
+    while time.monotonic() < until:
+        try:
+            item = chunks.get(timeout=0.1)
+        except queue.Empty:
+            continue
+        if item is _END or isinstance(item, BaseException):
+            return
+        o, e = item
+        if o:
+            out.feed(o)
+        if e:
+            err.feed(e)
+
+
+def _exit_code(api, exec_id: str, *, wait: bool) -> int | None:
+    # Podman may report the exec as running for a moment after its stream ends.
+    for _ in range(50 if wait else 5):
+        info = api.exec_inspect(exec_id)
+        if not info.get("Running"):
+            code = info.get("ExitCode")
+            return int(code) if code is not None else None
+        time.sleep(0.05)
+    return None
+

@@ -1,0 +1,69 @@
+"""Which image a run uses, resolved the way the source document says.
+
+``TCAB_CONTAINER_REGISTRY`` (default ``ghcr.io/theclockwyrks``) and
+``TCAB_CONTAINER_TAG`` (default ``latest``) name the image for a run kind
+(``<registry>/test-cabinet-<name>:<tag>``); one ``TCAB_CONTAINER_IMAGE_*``
+per image pins a verbatim reference for that image alone. There is no
+override spanning every image. No backend is consulted: the same
+environment resolves the same reference against any backend or none.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from tcab.errors import RuntimeBackendError
+
+DEFAULT_REGISTRY = "ghcr.io/theclockwyrks"
+DEFAULT_TAG = "latest"
+
+
+@dataclass(frozen=True, slots=True)
+class RunImage:
+    """One run image of the source document."""
+
+    kind: str  # what selects it: a test type or an asset kind
+    name: str  # test-cabinet-<...>
+    override: str  # the TCAB_CONTAINER_IMAGE_* variable that pins it
+    built_here: bool  # containers/ defines it (make images)
+
+
+#: Every run image of the source document, including those of test types
+#: tcab does not run yet, so that their overrides are already honoured.
+RUN_IMAGES: tuple[RunImage, ...] = (
+    RunImage("end-to-end", "test-cabinet-base-wasm", "TCAB_CONTAINER_IMAGE_BASE_WASM", True),
+    RunImage("adversarial", "test-cabinet-adversarial", "TCAB_CONTAINER_IMAGE_ADVERSARIAL", True),
+    RunImage("sprite", "test-cabinet-sprite", "TCAB_CONTAINER_IMAGE_SPRITE", False),
+    RunImage("sprite-sheet", "test-cabinet-sprite-sheet", "TCAB_CONTAINER_IMAGE_SPRITE_SHEET", False),
+    RunImage("voxel-model", "test-cabinet-voxel", "TCAB_CONTAINER_IMAGE_VOXEL", False),
+    RunImage("voxel-animation", "test-cabinet-voxel-animation", "TCAB_CONTAINER_IMAGE_VOXEL_ANIMATION", False),
+    RunImage("blender-character", "test-cabinet-blender", "TCAB_CONTAINER_IMAGE_BLENDER", False),
+    RunImage("performance", "test-cabinet-performance", "TCAB_CONTAINER_IMAGE_PERFORMANCE", False),
+)
+
+_BY_KIND = {image.kind: image for image in RUN_IMAGES}
+
+
+def run_image(kind: str) -> RunImage:
+    """The run image for ``kind`` (a test type or asset kind).
+    Raises RuntimeBackendError naming the known kinds."""
+    try:
+        return _BY_KIND[kind]
+    except KeyError:
+        known = ", ".join(_BY_KIND)
+        raise RuntimeBackendError(f"no run image for {kind!r}; known kinds: {known}") from None
+
+
+def resolve_image(kind: str, env: Mapping[str, str] | None = None) -> str:
+    """The image reference a run of ``kind`` uses under ``env`` (default: the
+    process environment). Raises RuntimeBackendError for an unknown kind."""
+    env = os.environ if env is None else env
+    image = run_image(kind)
+    pinned = env.get(image.override, "").strip()
+    if pinned:
+        return pinned
+    registry = (env.get("TCAB_CONTAINER_REGISTRY") or DEFAULT_REGISTRY).rstrip("/")
+    tag = env.get("TCAB_CONTAINER_TAG") or DEFAULT_TAG
+    return f"{registry}/{image.name}:{tag}"
