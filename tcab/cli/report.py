@@ -1,1 +1,69 @@
-"""Placeholder: filled in by its issue."""
+"""``tcab report``: who is best at what, from results.db."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from tcab.results.export import CSV_TABLES
+from tcab.settings import Settings
+
+
+@click.command()
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="The results database [default: $TCAB_RESULTS/results.db].")
+@click.option("--case", help="Only this case slug.")
+@click.option("--variant", help="Only this variant.")
+@click.option("--harness", help="Only runs of this harness.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole report as JSON.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print one table (see --table) as CSV.")
+@click.option("--table", type=click.Choice(CSV_TABLES), default="runs", show_default=True,
+              help="The table --csv prints.")
+@click.option("--html", "html_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Also write a static report (index.html with charts) into this folder.")
+@click.pass_obj
+def report(settings: Settings, db_path: Path | None, case: str | None, variant: str | None,
+           harness: str | None, as_json: bool, as_csv: bool, table: str,
+           html_dir: Path | None) -> None:
+    """Summarise results.db per case version and variant: each harness and
+    model's run outcomes (completed, timed out, hung, errors), builds, tokens
+    and durations; match records; tournament standings with ratings and
+    their confidence intervals.
+
+    \b
+    Examples:
+      tcab report                          tables in the terminal
+      tcab report --case capture --json    one case, as JSON
+      tcab report --csv --table standings > standings.csv
+      tcab report --html results/report    static page with charts and links
+
+    Exit codes: 0 report printed, 2 no database or a bad option.
+    """
+    from tcab.results.html import write_html
+    from tcab.results.report import Filters, build_report, connect
+
+    if as_json and as_csv:
+        raise click.UsageError("--json and --csv are exclusive: choose one")
+    path = (db_path or settings.results_db).resolve()
+    conn = connect(path)
+    try:
+        result = build_report(conn, Filters(case=case, variant=variant, harness=harness),
+                              database=str(path))
+        written = write_html(result, conn, html_dir, path.parent) if html_dir else None
+    finally:
+        conn.close()
+    if as_json:
+        from tcab.results.export import report_json
+
+        click.echo(report_json(result))
+    elif as_csv:
+        from tcab.results.export import report_csv
+
+        click.echo(report_csv(result, table), nl=False)
+    else:
+        from tcab.results.terminal import print_report
+
+        print_report(result)
+    if written is not None:
+        click.echo(f"HTML report: {written}", err=as_json or as_csv)

@@ -1,0 +1,170 @@
+"""The static HTML report: one self-contained ``index.html`` (inline CSS and SVG).
+
+Links to run folders and replays are relative to the page, so the results
+folder and the report can be moved or served together. A relative
+``run_dir`` or ``replay_path`` in the database is taken relative to the
+results folder (the folder holding results.db).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from html import escape
+from pathlib import Path
+
+from tcab.atomic import write_text
+from tcab.results.charts import OUTCOME_COLOURS, outcome_chart, rating_chart
+from tcab.results.report import GroupReport, Report, recent_runs, tournament_replays
+from tcab.results.schema import RUN_STATUSES
+
+RUNS_PER_GROUP = 50
+REPLAYS_PER_TOURNAMENT = 100
+
+_CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
+h1{font-size:1.6em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
+h3{margin:1.2em 0 .4em}table{border-collapse:collapse;margin:.4em 0 1em}
+th,td{padding:3px 9px;border-bottom:1px solid #eee;text-align:right}
+th{background:#f5f5f5}td.l,th.l{text-align:left}.muted{color:#777}
+.chart text{font:12px system-ui,sans-serif;fill:#222}.chart .legend{font-size:11px;fill:#555}
+code{font-size:12px}.status{display:inline-block;width:.8em;height:.8em;border-radius:2px}
+details{margin:.4em 0 1em}
+"""
+
+
+def write_html(report: Report, conn: sqlite3.Connection, out_dir: Path | str,
+               results_dir: Path | str) -> Path:
+    """Write ``out_dir/index.html`` atomically and return its path."""
+    out_dir = Path(out_dir).resolve()
+    results_dir = Path(results_dir).resolve()
+    linker = _Linker(out_dir, results_dir)
+    body = [f"<h1>tcab report</h1><p class=muted>{escape(report.database)} · schema "
+            f"{report.schema_version} · " + " · ".join(
+                f"{n:,} {t}" for t, n in report.totals.items()) + "</p>"]
+    if not report.groups:
+        body.append("<p>No results recorded yet.</p>")
+    body.append(_toc(report))
+    for group in report.groups:
+        body.append(_group(group, conn, linker))
+    page = ("<!doctype html><html lang=en><head><meta charset=utf-8>"
+            "<meta name=viewport content='width=device-width,initial-scale=1'>"
+            f"<title>tcab report</title><style>{_CSS}</style></head><body>"
+            + "\n".join(body) + "</body></html>\n")
+    path = out_dir / "index.html"
+    write_text(path, page)
+    return path
+
+
+class _Linker:
+    def __init__(self, out_dir: Path, results_dir: Path):
+        self.out_dir = out_dir
+        self.results_dir = results_dir
+
+    def href(self, stored: str | None) -> str | None:
+        if not stored:
+            return None
+        target = Path(stored)
+        if not target.is_absolute():
+            target = self.results_dir / target
+        return Path(os.path.relpath(target, self.out_dir)).as_posix()
+
+
+def _anchor(group: GroupReport) -> str:
+    return escape(f"{group.case_slug}-{group.case_version}-{group.variant}")
+
+
+def _title(group: GroupReport) -> str:
+    variant = f" · {group.variant}" if group.variant else ""
+    return escape(f"{group.case_slug} {group.case_version}") + escape(variant)
+
+
+def _toc(report: Report) -> str:
+    items = "".join(f'<li><a href="#{_anchor(g)}">{_title(g)}</a></li>' for g in report.groups)
+    return f"<ul>{items}</ul>" if items else ""
+
+
+def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
+    head = "".join(f'<th class="{"l" if i < left else ""}">{h}</th>' for i, h in enumerate(headers))
+    body = "".join(
+        "<tr>" + "".join(f'<td class="{"l" if i < left else ""}">{c}</td>' for i, c in enumerate(r))
+        + "</tr>" for r in rows
+    )
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _link(href: str | None, text: str) -> str:
+    return f'<a href="{escape(href)}">{escape(text)}</a>' if href else escape(text)
+
+
+def _group(group: GroupReport, conn: sqlite3.Connection, linker: _Linker) -> str:
+    out = [f'<h2 id="{_anchor(group)}">{_title(group)}</h2>']
+    if group.runs:
+        out.append("<h3>Runs</h3>")
+        out.append(outcome_chart(group.runs))
+        rows = []
+        for s in group.runs:
+            rows.append([escape(s.harness), escape(s.model or "—"), f"{s.runs:,}",
+                         *(f"{s.outcomes[k]:,}" for k in RUN_STATUSES),
+                         f"{s.builds_ok}/{s.builds}", f"{s.tokens_input:,}", f"{s.tokens_output:,}",
+                         _secs(s.mean_duration_s)])
+        headers = ["harness", "model", "runs",
+                   *(f'<span class=status style="background:{OUTCOME_COLOURS[k]}"></span> {k}'
+                     for k in RUN_STATUSES),
+                   "builds ok", "tokens in", "tokens out", "mean time"]
+        out.append(_table(headers, rows, left=2))
+        runs = recent_runs(conn, group.case_slug, group.case_version, group.variant, RUNS_PER_GROUP)
+        out.append(f"<details><summary>Latest {len(runs)} runs</summary>" + _table(
+            ["run", "harness", "model", "status", "started", "time"],
+            [[_link(linker.href(r[6]), r[0]), escape(r[1]), escape(r[2] or "—"), escape(r[3]),
+              escape(r[4] or ""), _secs(r[5])] for r in runs], left=5) + "</details>")
+    if group.baselines:
+        out.append("<h3>Baselines</h3>" + _table(
+            ["build", "status", "module"],
+            [[escape(b.source), escape(b.status), f"<code>{escape((b.module_sha256 or '')[:12])}</code>"]
+             for b in group.baselines], left=3))
+    for t in group.tournaments:
+        out.append(f"<h3>Tournament {escape(t.id)}</h3><p class=muted>{escape(t.structure or '')}"
+                   f" · {t.rounds or '?'} rounds · {t.matches} matches · seed {t.seed}"
+                   f" · finished {escape(t.finished_at or '—')}</p>")
+        out.append(rating_chart(t.standings))
+        out.append(_table(
+            ["rank", "participant", "from", "rating", "interval", "W", "D", "L", "F"],
+            [[str(s.rank or "—"), escape(s.label), _origin(s, linker),
+              _num(s.rating), _interval(s.ci_low, s.ci_high),
+              *(str(v if v is not None else "—") for v in (s.wins, s.draws, s.losses, s.forfeits))]
+             for s in t.standings], left=3))
+        replays = tournament_replays(conn, t.id, REPLAYS_PER_TOURNAMENT)
+        out.append(f"<details><summary>{len(replays)} matches and replays</summary>" + _table(
+            ["round", "pairing", "match", "winner seat", "reason", "ticks"],
+            [[str(r[0]), escape(r[1] or ""), _link(linker.href(r[6]), r[2][:12]),
+              str(r[3] if r[3] is not None else "draw"), escape(r[4] or ""), str(r[5] or "")]
+             for r in replays], left=3) + "</details>")
+    if group.players:
+        out.append("<h3>All recorded matches</h3>" + _table(
+            ["participant", "matches", "W", "D", "L", "F", "win rate"],
+            [[escape(p.label), f"{p.matches:,}", f"{p.wins:,}", f"{p.draws:,}", f"{p.losses:,}",
+              f"{p.forfeits:,}", f"{p.win_rate:.1%}"] for p in group.players]))
+    return "\n".join(out)
+
+
+def _origin(s, linker: _Linker) -> str:
+    if s.source is None:
+        return "—"
+    if s.harness:
+        return escape(s.harness + (f" / {s.model}" if s.model else ""))
+    return escape(s.source)
+
+
+def _secs(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.1f} s" if value < 120 else f"{value / 60:.1f} min"
+
+
+def _num(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return "—" if low is None or high is None else f"[{low:.2f}, {high:.2f}]"
