@@ -1,0 +1,49 @@
+"""Seeding: the fresh git repository and the prompt a run receives.
+
+Public API::
+
+    seed_repository(case, variant, dest) -> SeedResult(commit, path, files)
+    render_prompt(case, variant) -> str
+    check_case(case) -> list[Problem]        # deep validation, writes nothing
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tcab.catalog import CaseVersion, Variant
+from tcab.seeding.check import check_case
+from tcab.seeding.plan import MockupRenderer, SeedEntry, plan_seed, spec_context
+from tcab.seeding.prompt import WORKSPACE, prompt_context, render_prompt
+from tcab.seeding.repo import SeedResult, create_repository
+
+
+def seed_repository(
+    case: CaseVersion,
+    variant: Variant,
+    dest: Path | str,
+    *,
+    render_mockup: MockupRenderer | None = None,
+) -> SeedResult:
+    """Build the seeded repository of ``variant`` at ``dest`` (which must not exist).
+
+    Everything is planned (and every collision found) before anything is
+    written, and the folder appears only complete. Raises SeedError or
+    TemplateError; on failure nothing is left at ``dest``.
+    """
+    entries = plan_seed(case, variant, render_mockup=render_mockup)
+    return create_repository(entries, dest)
+
+
+__all__ = [
+    "WORKSPACE",
+    "MockupRenderer",
+    "SeedEntry",
+    "SeedResult",
+    "check_case",
+    "plan_seed",
+    "prompt_context",
+    "render_prompt",
+    "seed_repository",
+    "spec_context",
+]

@@ -1,0 +1,62 @@
+"""Rendering the prompt a run hands to the harness (never seeded to disk)."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import Any
+
+from tcab.catalog import CaseVersion, Variant
+from tcab.errors import SeedError
+from tcab.seeding.plan import spec_context, variant_context
+from tcab.templates import render_template
+
+WORKSPACE = "/work"
+
+
+def _title(case: CaseVersion, variant: Variant, source: str, dest: str) -> str:
+    """A spec's name: its first Markdown ``# `` heading, else its file name."""
+    path = case.path(source)
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return PurePosixPath(dest).name
+    if source.endswith(".hbs"):
+        text = render_template(text, str(path), spec_context(case, variant))
+    for line in text.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return PurePosixPath(dest).name
+
+
+def prompt_context(
+    case: CaseVersion, variant: Variant, workspace: str = WORKSPACE
+) -> dict[str, Any]:
+    """``workspace``, ``version``, ``variant`` and ``specs`` (each ``dest``, ``path``
+    inside the container, ``name``), common specs first."""
+    specs = [
+        {
+            "dest": spec.dest,
+            "path": f"{workspace.rstrip('/')}/{spec.dest}",
+            "name": _title(case, variant, spec.source, spec.dest),
+        }
+        for spec in case.specs_for(variant)
+    ]
+    return {
+        "workspace": workspace,
+        "version": case.version,
+        "variant": variant_context(case, variant),
+        "specs": specs,
+    }
+
+
+def render_prompt(case: CaseVersion, variant: Variant, *, workspace: str = WORKSPACE) -> str:
+    """The instruction for a run of ``variant``, rendered from the case's ``prompt.hbs``.
+
+    Raises TemplateError (syntax, unknown variable) or SeedError (unreadable).
+    """
+    path = case.path(case.prompt)
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SeedError(f"{path}: cannot read the prompt template: {exc}") from exc
+    return render_template(text, str(path), prompt_context(case, variant, workspace))
