@@ -48,11 +48,11 @@ def outcome_chart(summaries: tuple[RunSummary, ...] | list[RunSummary]) -> str:
             x += w
         parts.append(f'<text x="{_LABEL_W + _BAR_W + 6}" y="{y + 15}">{summary.runs}</text>')
     y = len(summaries) * _ROW_H + 14
-    x = _LABEL_W
+    x = 10
     for status in RUN_STATUSES:
         parts.append(f'<rect x="{x}" y="{y}" width="10" height="10" fill="{OUTCOME_COLOURS[status]}"/>'
                      f'<text x="{x + 14}" y="{y + 10}" class="legend">{status}</text>')
-        x += 14 + 8 * len(status) + 12
+        x += 14 + 7 * len(status) + 14
     parts.append("</svg>")
     return "".join(parts)
 

@@ -19,6 +19,8 @@ from tcab.results.report import GroupReport, Report, recent_runs, tournament_rep
 from tcab.results.schema import RUN_STATUSES
 
 RUNS_PER_GROUP = 50
+_SHORT = {"completed": "done", "timed_out": "timeout", "hung": "hung",
+          "harness_error": "error", "infrastructure": "infra", "canceled": "cancel"}
 REPLAYS_PER_TOURNAMENT = 100
 
 _CSS = """
@@ -26,7 +28,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:
 h1{font-size:1.6em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
 h3{margin:1.2em 0 .4em}table{border-collapse:collapse;margin:.4em 0 1em}
 th,td{padding:3px 9px;border-bottom:1px solid #eee;text-align:right}
-th{background:#f5f5f5}td.l,th.l{text-align:left}.muted{color:#777}
+th{background:#f5f5f5}td{white-space:nowrap}td.l,th.l{text-align:left}.muted{color:#777}
 .chart text{font:12px system-ui,sans-serif;fill:#222}.chart .legend{font-size:11px;fill:#555}
 code{font-size:12px}.status{display:inline-block;width:.8em;height:.8em;border-radius:2px}
 details{margin:.4em 0 1em}
@@ -109,8 +111,8 @@ def _group(group: GroupReport, conn: sqlite3.Connection, linker: _Linker) -> str
                          f"{s.builds_ok}/{s.builds}", f"{s.tokens_input:,}", f"{s.tokens_output:,}",
                          _secs(s.mean_duration_s)])
         headers = ["harness", "model", "runs",
-                   *(f'<span class=status style="background:{OUTCOME_COLOURS[k]}"></span> {k}'
-                     for k in RUN_STATUSES),
+                   *(f'<span class=status style="background:{OUTCOME_COLOURS[k]}"></span> '
+                     f'<abbr title="{k}">{_SHORT[k]}</abbr>' for k in RUN_STATUSES),
                    "builds ok", "tokens in", "tokens out", "mean time"]
         out.append(_table(headers, rows, left=2))
         runs = recent_runs(conn, group.case_slug, group.case_version, group.variant, RUNS_PER_GROUP)
