@@ -62,8 +62,8 @@ def cli(ctx: click.Context) -> None:
     \b
     Start with:
       tcab catalog                 list the test cases
-      tcab seed snake-duel         build the repository a run would get
-      tcab run snake-duel --harness reference
+      tcab seed lights-out         build the repository a run would get
+      tcab run lights-out --harness reference
     """
     ctx.obj = Settings.from_env()
 

@@ -1,1 +1,81 @@
-"""Placeholder: filled in by its issue."""
+"""``tcab seed`` and ``tcab prompt``: the exact inputs a run would receive."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from tcab.cli.catalog import resolve_case
+from tcab.settings import Settings
+
+_case = click.argument("case", metavar="CASE")
+_version = click.option("--version", "version", metavar="V",
+                        help="Case version, e.g. v1.0.0 (default: the newest).")
+_variant = click.option("--variant", metavar="X", help="Variant slug (default: the first).")
+_experimental = click.option("--experimental", is_flag=True,
+                             help="Allow picking the newest version among experimental ones.")
+
+
+@click.command()
+@_case
+@_version
+@_variant
+@_experimental
+@click.option("--out", type=click.Path(path_type=Path), metavar="DIR",
+              help="Where to create the repository; must not exist "
+                   "(default: <tmp>/seeds/<slug>-<version>-<variant>, replaced if present).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def seed(settings: Settings, case: str, version: str | None, variant: str | None,
+         experimental: bool, out: Path | None, as_json: bool) -> None:
+    """Build the seeded git repository a run of CASE would get, and leave it on
+    disk to inspect: the variant's workspace, specs, assets and reference
+    screenshots, in one commit on `main`. The prompt is not seeded; see
+    `tcab prompt`. CASE is a slug, optionally `slug@vX.Y.Z`.
+
+    \b
+    Examples:
+      tcab seed lights-out
+      tcab seed lights-out --variant torus --out /tmp/lights-out-torus
+      git -C tmp/seeds/lights-out-v1.0.0-classic log --stat
+    """
+    from tcab.seeding import seed_repository
+
+    resolved = resolve_case(settings, case, version, experimental)
+    chosen = resolved.variant(variant)
+    replace = out is None
+    dest = out or settings.tmp_dir / "seeds" / f"{resolved.slug}-{resolved.version}-{chosen.slug}"
+    result = seed_repository(resolved, chosen, dest, replace=replace)
+    if as_json:
+        click.echo(json.dumps({"case": resolved.slug, "version": resolved.version,
+                               "variant": chosen.slug, "commit": result.commit,
+                               "path": str(result.path), "files": list(result.files)}, indent=2))
+        return
+    click.echo(f"seeded {resolved.ref} variant {chosen.slug}: {len(result.files)} files, "
+               f"commit {result.commit}")
+    click.echo(str(result.path))
+
+
+@click.command()
+@_case
+@_version
+@_variant
+@_experimental
+@click.pass_obj
+def prompt(settings: Settings, case: str, version: str | None, variant: str | None,
+           experimental: bool) -> None:
+    """Print the instruction a run of CASE would hand the harness, rendered
+    from the case's prompt.hbs for the chosen variant. Nothing is seeded or
+    launched.
+
+    \b
+    Examples:
+      tcab prompt lights-out
+      tcab prompt lights-out --variant torus
+    """
+    from tcab.seeding import render_prompt
+
+    resolved = resolve_case(settings, case, version, experimental)
+    click.echo(render_prompt(resolved, resolved.variant(variant)), nl=False)

@@ -24,15 +24,17 @@ def seed_repository(
     dest: Path | str,
     *,
     render_mockup: MockupRenderer | None = None,
+    replace: bool = False,
 ) -> SeedResult:
-    """Build the seeded repository of ``variant`` at ``dest`` (which must not exist).
+    """Build the seeded repository of ``variant`` at ``dest`` (which must not exist
+    unless ``replace``; a replaced folder is swapped only once the new one is complete).
 
     Everything is planned (and every collision found) before anything is
     written, and the folder appears only complete. Raises SeedError or
     TemplateError; on failure nothing is left at ``dest``.
     """
     entries = plan_seed(case, variant, render_mockup=render_mockup)
-    return create_repository(entries, dest)
+    return create_repository(entries, dest, replace=replace)
 
 
 __all__ = [

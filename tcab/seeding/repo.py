@@ -70,15 +70,17 @@ def write_repository(entries: tuple[SeedEntry, ...], dest: Path) -> str:
     return str(commit)
 
 
-def create_repository(entries: tuple[SeedEntry, ...], dest: Path | str) -> SeedResult:
+def create_repository(
+    entries: tuple[SeedEntry, ...], dest: Path | str, *, replace: bool = False
+) -> SeedResult:
     """Write ``entries`` as a new repository at ``dest`` atomically.
 
-    Raises SeedError if ``dest`` exists or git fails; on failure nothing is
-    left at ``dest``.
+    Raises SeedError if ``dest`` exists (unless ``replace``) or git fails; on
+    failure ``dest`` is left as it was.
     """
     dest = Path(dest)
     try:
-        with atomic_dir(dest) as tmp:
+        with atomic_dir(dest, replace=replace) as tmp:
             tmp.chmod(0o755)  # mkdtemp makes it 0700; the run user must be able to enter it
             commit = write_repository(entries, tmp)
     except FileExistsError as exc:
