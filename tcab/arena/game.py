@@ -74,8 +74,8 @@ class GameSpec:
             if getattr(case, attr, None) is None:
                 raise ArenaError(f"{where}: [{attr}] is required for an adversarial case")
         game, contract = case.game, case.contract
-        params = dict(_get(game, "params") or {})
-        params.update(_get(variant, "params") or {})
+        params = _plain(dict(_get(game, "params") or {}))
+        params.update(_plain(dict(_get(variant, "params") or {})))
         build = getattr(case, "build", None)
         baselines = _get(game, "baselines")
         return cls(
@@ -99,6 +99,15 @@ class GameSpec:
             build_command=(_get(build, "build") or "") if build is not None else "",
             build_module=(_get(build, "module") or "") if build is not None else "",
         )
+
+
+def _plain(value: Any) -> Any:
+    """TOML values as plain JSON-able Python (mappings to dicts, tuples to lists)."""
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _get(obj: Any, key: str) -> Any:

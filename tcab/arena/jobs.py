@@ -1,0 +1,106 @@
+"""One match as a unit of work: cached by its key, runnable in any process.
+
+A match is a pure function of (case version digest, variant, seed, modules
+in seat order), so ``match_key`` of those names its cache files:
+``results/matches/<key>.json`` (the summary) and
+``results/replays/<key>.json.gz`` (the replay). A job whose summary and
+replay both exist is never played again. Jobs are plain picklable data so a
+``ProcessPoolExecutor`` can run them; each worker process keeps its own
+``ModuleCache`` on the shared ``build/modules/`` folder, so a module is
+compiled once per machine and deserialized everywhere else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from tcab.arena.engine import ModuleCache
+from tcab.arena.game import GameSpec
+from tcab.arena.match import Entrant, play_match
+from tcab.arena.replay import encode_replay
+from tcab.atomic import write_bytes
+
+_caches: dict[str, ModuleCache] = {}
+
+
+def spec_digest(spec: GameSpec) -> str:
+    """The case version digest, or for a game outside the catalog a digest of
+    its rules, schemas and header (so the cache key still covers the game)."""
+    if spec.case_digest:
+        return spec.case_digest
+    h = hashlib.sha256()
+    for path in (spec.rules_path, spec.world_schema, spec.action_schema):
+        h.update(Path(path).read_bytes() if path else b"-")
+    h.update(json.dumps(spec.header(), sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def match_key(spec: GameSpec, seed: int, shas: list[str]) -> str:
+    from tcab.results import match_key as results_match_key
+
+    return results_match_key(spec_digest(spec), spec.variant, seed, shas)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchJob:
+    spec: GameSpec
+    labels: tuple[str, ...]
+    paths: tuple[str, ...]
+    shas: tuple[str, ...]
+    seed: int
+    key: str
+    results_dir: Path
+    modules_dir: Path | None
+    players: tuple[int, ...] = ()  # tournament player index per seat
+    round: int = 1
+    tag: str = ""
+
+    @property
+    def summary_path(self) -> Path:
+        return self.results_dir / "matches" / f"{self.key}.json"
+
+    @property
+    def replay_path(self) -> Path:
+        return self.results_dir / "replays" / f"{self.key}.json.gz"
+
+
+def cached_summary(job: MatchJob) -> dict | None:
+    """The stored summary of ``job`` if both it and its replay exist."""
+    if not (job.summary_path.is_file() and job.replay_path.is_file()):
+        return None
+    try:
+        summary = orjson.loads(job.summary_path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return {**summary, "cached": True}
+
+
+def run_job(job: MatchJob) -> dict:
+    """Play ``job`` (or reuse its cached result) and return its summary."""
+    found = cached_summary(job)
+    if found is not None:
+        return found
+    folder = str(job.modules_dir) if job.modules_dir else ""
+    cache = _caches.get(folder)
+    if cache is None:
+        cache = _caches[folder] = ModuleCache(job.modules_dir)
+    entrants = [Entrant.from_path(p, label) for p, label in zip(job.paths, job.labels, strict=True)]
+    started = time.perf_counter()
+    record = play_match(job.spec, entrants, job.seed, cache)
+    duration = time.perf_counter() - started
+    replay = encode_replay(record.replay)
+    write_bytes(job.replay_path, replay)
+    summary = {
+        "key": job.key, "seed": job.seed, "labels": list(job.labels), "shas": list(job.shas),
+        "result": record.result, "final_digest": record.final_digest, "fuel": record.fuel,
+        "replay": str(job.replay_path), "replay_sha256": hashlib.sha256(replay).hexdigest(),
+        "duration_s": round(duration, 4),
+    }
+    write_bytes(job.summary_path, orjson.dumps(summary, option=orjson.OPT_SORT_KEYS))
+    return {**summary, "cached": False}

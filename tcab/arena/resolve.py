@@ -1,0 +1,69 @@
+"""Turn command-line names into arena inputs: a case into a ``GameSpec``, a
+module argument (a ``.wasm`` path or ``baseline:<name>``) into a
+``Contestant``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tcab.arena.engine import sha256_hex
+from tcab.arena.game import GameSpec
+from tcab.arena.tournament import Contestant
+from tcab.errors import ArenaError
+from tcab.settings import Settings
+
+
+def resolve_case(settings: Settings, ref: str, variant: str | None = None):
+    """``slug`` or ``slug@vX.Y.Z`` -> (CaseVersion, Variant, GameSpec).
+
+    Raises ``CatalogError`` for an unknown case, version or variant and
+    ``ArenaError`` for a case that is not adversarial.
+    """
+    from tcab.catalog import scan_catalog
+    from tcab.errors import CatalogError
+
+    slug, _, version = ref.partition("@")
+    # A scan, not a strict load: a broken neighbour case must not stop this one.
+    catalog, problems = scan_catalog(settings.catalog_dir)
+    try:
+        case = catalog.resolve(slug, version or None)
+    except CatalogError as exc:
+        mine = [p for p in problems if f"/{slug}/" in p.path]
+        raise CatalogError(mine + exc.problems if mine else exc.problems) from None
+    if case.type != "adversarial":
+        raise ArenaError(f"{case.manifest}: {case.slug} is a {case.type} case; matches need an adversarial one")
+    var = case.variant(variant)
+    return case, var, GameSpec.from_case(case, var)
+
+
+def resolve_module(settings: Settings, arg: str, case=None, label: str | None = None) -> Contestant:
+    """A contestant from ``arg``: a path to a ``.wasm`` file, or
+    ``baseline:<name>`` (built on the host on first use and cached).
+
+    Raises ``ArenaError`` for a missing file or an unknown baseline.
+    """
+    if arg.startswith("baseline:"):
+        if case is None:
+            raise ArenaError(f"{arg}: a baseline needs a case")
+        from tcab.arena.build import build_baseline
+
+        name = arg.split(":", 1)[1]
+        record = build_baseline(settings, case, name)
+        if record.status != "ok" or record.module is None:
+            raise ArenaError(f"{arg}: the baseline did not build ({record.status}):\n{record.log_excerpt}")
+        return Contestant(label or f"baseline/{name}", record.module, record.sha256)
+    path = Path(arg)
+    if not path.is_file():
+        raise ArenaError(f"{arg}: no such module file (give a .wasm path or baseline:<name>)")
+    return Contestant(label or path.stem, path.resolve(), sha256_hex(path.read_bytes()))
+
+
+def unique_labels(contestants: list[Contestant]) -> list[Contestant]:
+    """Suffix ``#2``, ``#3``... to repeated labels so standings stay readable."""
+    seen: dict[str, int] = {}
+    out = []
+    for c in contestants:
+        n = seen[c.label] = seen.get(c.label, 0) + 1
+        out.append(c if n == 1 else Contestant(f"{c.label}#{n}", c.path, c.sha256))
+    return out

@@ -1,0 +1,1 @@
+(module (this is not valid wat
