@@ -116,9 +116,14 @@ def verify_replay(doc: dict, rules_path: Path, action_schema: Path | None = None
                     validate(action)
                 except fastjsonschema.JsonSchemaException as exc:
                     problems.append(f"tick {t}: seat {seat}: action breaks the schema: {exc.message}")
+                    continue
             why = rules.check(sim.state, seat, action)
             if why is not None:
                 problems.append(f"tick {t}: seat {seat}: illegal action: {why}")
+        if problems:
+            # Stepping the rules with actions they never vetted could make
+            # them raise; the replay is already refuted.
+            return Verdict(False, tuple(problems), None, None)
         result = sim.advance(actions)
     if result is None:
         problems.append(f"the replay ends after {len(doc['ticks'])} ticks without a result")

@@ -1,0 +1,46 @@
+"""Fixtures for the arena tests: the Tally test case (tests/arena/catalog),
+settings in a temporary folder, and compiled WAT controllers."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+from corpus import controller  # noqa: E402
+
+from tcab.arena.game import GameSpec  # noqa: E402
+from tcab.arena.resolve import resolve_case  # noqa: E402
+from tcab.settings import Settings  # noqa: E402
+
+CATALOG = HERE / "catalog"
+TALLY = CATALOG / "adversarial/easy/tally/v0.1.0"
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return Settings.from_env(tmp_path, env={"TCAB_CATALOG": str(CATALOG)})
+
+
+@pytest.fixture
+def tally(settings) -> GameSpec:
+    return resolve_case(settings, "tally")[2]
+
+
+@pytest.fixture
+def tally3(tally) -> GameSpec:
+    """The same game for three seats (the host is not hard-wired to two)."""
+    return replace(tally, participants=3, case_digest=tally.case_digest + "-3seats")
+
+
+@pytest.fixture(scope="session")
+def wasm_dir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("wasm")
+    for n in (0, 1, 2, 3):
+        (d / f"dir{n}.wasm").write_bytes(controller(n))
+    return d
