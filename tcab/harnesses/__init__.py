@@ -6,7 +6,13 @@ Public: :func:`load_harnesses`, :func:`load_harness`, :class:`Harness`,
 """
 
 from tcab.harnesses.adapters import ADAPTERS, make_adapter
-from tcab.harnesses.definition import SOLUTION_DIR, Harness, load_harness, load_harness_file, load_harnesses
+from tcab.harnesses.definition import (
+           SOLUTION_DIR,
+           Harness,
+           load_harness,
+           load_harness_file,
+           load_harnesses,
+)
 from tcab.harnesses.events import KINDS, Event, Tokens
 
 __all__ = ["ADAPTERS", "KINDS", "SOLUTION_DIR", "Event", "Harness", "Tokens", "load_harness",

@@ -1,0 +1,165 @@
+"""The run lifecycle: one harness on one case variant, in one container.
+
+seed → pull → start → copy_in → install → probe → init → [stage solution]
+→ session → collect → remove; then ``run.json``, the logs and one row in
+``results.db``. :func:`execute_run` is the whole of it, for ``tcab run`` and
+for doit tasks alike.
+
+Outcomes are data (the returned record's ``status``); only bad input raises
+(unknown harness secret, missing solution, a broken case: ``TcabError``).
+The engine failing at any step is the ``infrastructure`` status, never an
+exception, and the container is removed whatever happened.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import secrets as _random
+import shutil
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tcab.catalog import CaseVersion, Variant, case_digest
+from tcab.errors import HarnessError
+from tcab.harnesses import Harness, make_adapter
+from tcab.runs.log import EventSink, RunLog
+from tcab.runs.record import RunRecord
+from tcab.runs.secrets import Redactor
+from tcab.runs.session import RunState
+from tcab.runtime import CollectLimits, Runtime, get_runtime, resolve_image
+from tcab.settings import Settings
+
+DEFAULT_IDLE_TIMEOUT_S = 30 * 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """Everything about a run that is not the case, variant or harness.
+
+    ``max_runtime_s`` defaults to the case's ``max_runtime_hours``.
+    ``secrets`` are host variable names passed into the session (on top of
+    the harness's own); their values come from ``env`` (default: the process
+    environment). ``runtime`` is a backend name or a Runtime instance.
+    ``seed_dir`` reuses an already seeded repository (a doit target) instead
+    of seeding a fresh one. ``cancel`` stops the run as ``canceled``.
+    """
+
+    model: str | None = None
+    max_runtime_s: float | None = None
+    idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S
+    runtime: str | Runtime = "docker"
+    secrets: tuple[str, ...] = ()
+    env: Mapping[str, str] | None = None
+    out_dir: Path | None = None
+    limits: CollectLimits = field(default_factory=CollectLimits)
+    preview: bool = False
+    record_db: bool = True
+    run_id: str | None = None
+    seed_dir: Path | None = None
+    plan_digest: str | None = None
+    on_event: EventSink | None = None
+    cancel: threading.Event | None = None
+
+
+def new_run_id(case: CaseVersion, variant: Variant, harness: Harness) -> str:
+    """A sortable, unique run id: UTC time, case, variant, harness, random suffix."""
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{now}-{case.slug}-{variant.slug}-{harness.slug}-{_random.token_hex(3)}"
+
+
+def _secret_values(harness: Harness, options: RunOptions) -> dict[str, str]:
+    env = os.environ if options.env is None else options.env
+    names = tuple(dict.fromkeys((*harness.secrets, *options.secrets)))
+    for name in names:
+        if not env.get(name):
+            raise HarnessError(f"secret {name} is not set in the environment "
+                               f"(needed by harness {harness.slug} or --secret)")
+    return {name: env[name] for name in names}
+
+
+def _solution_dir(case: CaseVersion, variant: Variant, harness: Harness) -> Path | None:
+    if not harness.stage_solution:
+        return None
+    rel = case.solution_for(variant)
+    if not rel:
+        raise HarnessError(f"{case.manifest}: solution: {case.ref} variant {variant.slug} has no "
+                           f"reference solution, which the {harness.slug} harness needs")
+    path = case.path(rel)
+    if not path.is_dir():
+        raise HarnessError(f"{case.manifest}: solution: {path} is not a folder")
+    return path
+
+
+def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness: Harness,
+                options: RunOptions | None = None) -> RunRecord:
+    """Run ``harness`` on ``case``/``variant`` and return its record (also in
+    ``run.json`` and, unless ``record_db`` is off, ``results.db``).
+
+    Raises HarnessError for a missing secret or reference solution, SeedError
+    or CatalogError for a broken case, ResultsError when results.db is
+    unusable; every outcome of the run itself is the record's status. A
+    KeyboardInterrupt is recorded as ``canceled`` and then re-raised.
+    """
+    from tcab.seeding import render_prompt, seed_repository
+
+    options = options or RunOptions()
+    secret_values = _secret_values(harness, options)
+    solution = _solution_dir(case, variant, harness)
+    runtime = get_runtime(options.runtime) if isinstance(options.runtime, str) else options.runtime
+    run_id = options.run_id or new_run_id(case, variant, harness)
+    run_dir = Path(options.out_dir or settings.runs_dir) / run_id
+    prompt = render_prompt(case, variant)
+    max_runtime = options.max_runtime_s or case.max_runtime_hours * 3600.0
+
+    seed_started = time.time()
+    own_seed = options.seed_dir is None
+    seed_dir = Path(settings.tmp_dir) / "run-seeds" / run_id if own_seed else Path(options.seed_dir)
+    if own_seed:
+        seed_commit = seed_repository(case, variant, seed_dir).commit
+    else:
+        import pygit2
+
+        seed_commit = str(pygit2.Repository(str(seed_dir)).head.target)
+    run_dir.mkdir(parents=True, exist_ok=False)
+    redactor = Redactor(secret_values)
+    state = RunState(
+        run_id=run_id, run_dir=run_dir, runtime=runtime, harness=harness, options=options,
+        image_ref=resolve_image(case.type), seed_dir=seed_dir, solution=solution,
+        prompt=prompt, init=case.init, secrets=secret_values, max_runtime_s=max_runtime,
+        seed_started=seed_started,
+    )
+    try:
+        with RunLog(run_dir, redactor, make_adapter(harness.adapter), options.on_event) as log:
+            outcome = state.execute(log)
+    finally:
+        if own_seed:
+            shutil.rmtree(seed_dir, ignore_errors=True)
+    record = RunRecord(
+        id=run_id, run_dir=run_dir, status=outcome.status,
+        status_detail=redactor.redact(outcome.detail), started_at=outcome.started_at,
+        finished_at=outcome.finished_at, duration_s=outcome.duration_s, case_slug=case.slug,
+        case_version=case.version, case_type=case.type, case_digest=case_digest(case),
+        variant=variant.slug, harness=harness.slug, harness_digest=harness.digest,
+        runtime=runtime.name, harness_version=outcome.harness_version,
+        model=options.model or harness.default_model, image=state.image_ref,
+        image_digest=outcome.image_digest, image_id=outcome.image_id, seed_commit=seed_commit,
+        stages=tuple(outcome.stages), tokens=outcome.tokens,
+        artifact_digest=outcome.artifact_digest, files=outcome.files, bytes=outcome.bytes,
+        refused=tuple(outcome.refused), plan_digest=options.plan_digest,
+    )
+    record.write()
+    if options.record_db:
+        from tcab.results import open_db, record_run
+
+        db = open_db(settings.results_db)
+        try:
+            record_run(db, *record.db_rows())
+        finally:
+            db.close()
+    if outcome.interrupted:
+        raise KeyboardInterrupt
+    return record

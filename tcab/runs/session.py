@@ -1,0 +1,251 @@
+"""The steps of one run inside its container, and how each ends.
+
+:class:`RunState` drives the runtime through the stages and decides the
+status. Install, probe and init failures (non-zero exit, timeout, missing
+binary) are ``infrastructure`` with the captured output in the detail; the
+session's ending maps to ``completed``, ``harness_error``, ``timed_out``
+(max runtime), ``hung`` (idle window) or ``canceled``. A backend error at
+any step is ``infrastructure``. The container is removed in every case.
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tcab.catalog import tree_digest
+from tcab.errors import RuntimeBackendError
+from tcab.harnesses import SOLUTION_DIR, Harness, Tokens
+from tcab.runs.log import RunLog
+from tcab.runs.record import StageRecord
+from tcab.runtime import ContainerSpec, ExecEnd, ExecOptions, ExecResult, Refusal, Runtime
+
+_DETAIL_TAIL = 2000
+
+
+def _utc(t: float) -> str:
+    return datetime.datetime.fromtimestamp(t, datetime.UTC).isoformat(timespec="milliseconds")
+
+
+class _Stop(Exception):
+    """Ends the run early with a status (internal control flow)."""
+
+    def __init__(self, status: str, detail: str):
+        super().__init__(detail)
+        self.status, self.detail = status, detail
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What :meth:`RunState.execute` found (mutable while the run goes on)."""
+
+    status: str = "infrastructure"
+    detail: str = ""
+    started_at: str = ""
+    finished_at: str = ""
+    duration_s: float = 0.0
+    stages: list[StageRecord] = field(default_factory=list)
+    harness_version: str | None = None
+    image_digest: str | None = None
+    image_id: str | None = None
+    tokens: Tokens = field(default_factory=Tokens)
+    artifact_digest: str | None = None
+    files: int = 0
+    bytes: int = 0
+    refused: list[Refusal] = field(default_factory=list)
+    interrupted: bool = False
+
+
+def _tail(result: ExecResult) -> str:
+    text = result.output
+    return text[-_DETAIL_TAIL:] if text else "(no output)"
+
+
+def _why(result: ExecResult) -> str:
+    if result.end is ExecEnd.EXITED:
+        return f"exit {result.exit_code}"
+    return {"timed_out": "timed out (max runtime)", "idle": "no output for the idle window",
+            "canceled": "canceled"}[result.end.value]
+
+
+@dataclass(slots=True)
+class RunState:
+    """The inputs of one run's container part; :meth:`execute` runs it."""
+
+    run_id: str
+    run_dir: Path
+    runtime: Runtime
+    harness: Harness
+    options: Any  # RunOptions (import cycle)
+    image_ref: str
+    seed_dir: Path
+    solution: Path | None
+    prompt: str
+    init: str | None
+    secrets: dict[str, str]
+    max_runtime_s: float
+    seed_started: float
+    container: str | None = None
+    deadline: float = 0.0
+    out: Outcome = field(default_factory=Outcome)
+
+    def execute(self, log: RunLog) -> Outcome:
+        """Run every stage; always remove the container; return the outcome."""
+        out = self.out
+        started = time.time()
+        out.started_at = _utc(self.seed_started)
+        out.stages.append(StageRecord("seed", "ok", _utc(self.seed_started), started - self.seed_started))
+        self.deadline = time.monotonic() + self.max_runtime_s
+        session_ran = False
+        try:
+            try:
+                self._prepare(log)
+                session_ran = True
+                self._session(log)
+            except _Stop as stop:
+                out.status, out.detail = stop.status, stop.detail
+            except KeyboardInterrupt:
+                out.status, out.detail, out.interrupted = "canceled", "interrupted", True
+            if session_ran and self.container and not out.interrupted:
+                self._collect(log)
+        finally:
+            self._remove(log)
+            finished = time.time()
+            out.finished_at = _utc(finished)
+            out.duration_s = finished - self.seed_started
+            log.stage = "end"
+            log.system(f"run {out.status}: {out.detail}".rstrip(": "), status=out.status)
+        return out
+
+    # -- stages -------------------------------------------------------------
+
+    def _step(self, log: RunLog, name: str, fn):
+        """A non-command step; a backend error stops the run as infrastructure."""
+        self._check_cancel()
+        log.stage = name
+        log.system(f"{name} started")
+        t0 = time.time()
+        try:
+            value = fn()
+        except RuntimeBackendError as exc:
+            self._record(log, name, "failed", t0, detail=str(exc))
+            raise _Stop("infrastructure", f"{name} failed: {exc}") from exc
+        self._record(log, name, "ok", t0)
+        return value
+
+    def _command(self, log: RunLog, name: str, argv: list[str], *, env=None,
+                 idle: float | None = None, workdir: str = "/work") -> ExecResult:
+        """A command stage bounded by what is left of the max runtime."""
+        self._check_cancel()
+        log.stage = name
+        log.system(f"{name} started")
+        t0 = time.time()
+        cancel = self.options.cancel
+        opts = ExecOptions(
+            env={**self.harness.env, **(env or {})}, workdir=workdir,
+            timeout_s=max(self.deadline - time.monotonic(), 0.001), idle_timeout_s=idle,
+            on_output=log.output, cancel=cancel.is_set if cancel is not None else None,
+        )
+        try:
+            result = self.runtime.exec(self.container, argv, opts)
+        except RuntimeBackendError as exc:
+            self._record(log, name, "failed", t0, detail=str(exc))
+            raise _Stop("infrastructure", f"{name} failed: {exc}") from exc
+        status = {"exited": "ok" if result.exit_code == 0 else "failed", "timed_out": "timed_out",
+                  "idle": "hung", "canceled": "canceled"}[result.end.value]
+        self._record(log, name, status, t0, exit_code=result.exit_code,
+                     detail="" if status == "ok" else _why(result))
+        if result.end is ExecEnd.CANCELED:
+            raise _Stop("canceled", f"canceled during {name}")
+        return result
+
+    def _prepare(self, log: RunLog) -> None:
+        rt, out = self.runtime, self.out
+        image = self._step(log, "pull", lambda: rt.ensure_image(self.image_ref))
+        out.image_digest, out.image_id = image.digest, image.id
+        spec = ContainerSpec(image=image.ref, run_id=self.run_id, host_gateway=self.options.preview)
+        self.container = self._step(log, "start", lambda: rt.start(spec))
+        self._step(log, "copy_in", lambda: rt.copy_in(self.container, self.seed_dir))
+        if self.harness.install.strip():
+            res = self._command(log, "install", ["sh", "-c", self.harness.install], workdir="/home/tcab")
+            if not res.ok:
+                raise _Stop("infrastructure", f"install failed ({_why(res)}): {_tail(res)}")
+        res = self._command(log, "probe", [self.harness.binary, *self.harness.version_args])
+        if not res.ok:
+            raise _Stop("infrastructure", f"probe `{self.harness.binary} "
+                        f"{' '.join(self.harness.version_args)}` failed ({_why(res)}): {_tail(res)}")
+        lines = [ln for ln in (res.stdout or res.stderr).splitlines() if ln.strip()]
+        out.harness_version = lines[0].strip()[:200] if lines else None
+        if self.init and self.init.strip():
+            res = self._command(log, "init", ["sh", "-c", self.init])
+            if not res.ok:
+                raise _Stop("infrastructure", f"init failed ({_why(res)}): {_tail(res)}")
+        if self.solution is not None:
+            def stage_solution() -> None:
+                rt.exec(self.container, ["mkdir", "-p", SOLUTION_DIR])
+                rt.copy_in(self.container, self.solution, SOLUTION_DIR)
+            self._step(log, "stage_solution", stage_solution)
+
+    def _session(self, log: RunLog) -> None:
+        out = self.out
+        argv = self.harness.session_argv(self.prompt, self.options.model)
+        try:
+            res = self._command(log, "session", argv, env=self.secrets, idle=self.options.idle_timeout_s)
+        finally:
+            out.tokens = log.adapter.tokens()
+        if res.end is ExecEnd.TIMED_OUT:
+            out.status, out.detail = "timed_out", f"max runtime of {self.max_runtime_s:g} s reached"
+        elif res.end is ExecEnd.IDLE:
+            out.status, out.detail = "hung", f"no output for {self.options.idle_timeout_s:g} s"
+        elif res.exit_code == 0:
+            out.status, out.detail = "completed", ""
+        else:
+            out.status, out.detail = "harness_error", f"exit {res.exit_code}: {_tail(res)[-500:]}"
+
+    def _collect(self, log: RunLog) -> None:
+        out = self.out
+        work = self.run_dir / "work"
+        try:
+            report = self._step(log, "collect", lambda: self.runtime.copy_out(
+                self.container, "/work", work, self.options.limits))
+        except _Stop as stop:
+            if out.status == "completed":
+                out.status, out.detail = "infrastructure", stop.detail
+            else:
+                out.detail = f"{out.detail}; {stop.detail}".lstrip("; ")
+            return
+        out.files, out.bytes = report.files, report.bytes
+        out.refused = [*report.refused, *log.redactor.scrub_tree(work)]
+        out.artifact_digest = tree_digest(work)
+        if report.truncated:
+            out.detail = f"{out.detail}; collection refused the tree: {report.refused[0].reason}".lstrip("; ")
+
+    def _remove(self, log: RunLog) -> None:
+        if self.container is None:
+            return
+        log.stage = "remove"
+        t0 = time.time()
+        try:
+            self.runtime.remove(self.container)
+            self._record(log, "remove", "ok", t0)
+        except RuntimeBackendError as exc:
+            self._record(log, "remove", "failed", t0, detail=str(exc))
+            self.out.detail = f"{self.out.detail}; container not removed: {exc}".lstrip("; ")
+
+    # -- helpers -------------------------------------------------------------
+
+    def _check_cancel(self) -> None:
+        cancel = self.options.cancel
+        if cancel is not None and cancel.is_set():
+            raise _Stop("canceled", "canceled")
+
+    def _record(self, log: RunLog, name: str, status: str, t0: float, *,
+                exit_code: int | None = None, detail: str = "") -> None:
+        duration = time.time() - t0
+        self.out.stages.append(StageRecord(name, status, _utc(t0), duration, exit_code, detail))
+        word = "completed" if status == "ok" else status
+        log.system(f"{name} {word}" + (f": {detail}" if detail else ""), duration_s=round(duration, 3))
+
