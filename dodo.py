@@ -1,1 +1,22 @@
-"""doit entry point: the task generators live in tcab.tasks (see docs/sweeps.md)."""
+"""doit entry point: the task generators live in tcab.tasks (see docs/sweeps.md).
+
+    doit                      run the sweep of benchmark.yaml (or $TCAB_PLAN)
+    doit plan=plans/x.yaml    another plan
+    doit list                 every task; doit info TASK says why it would run
+"""
+
+from doit import get_var
+
+from tcab.tasks import load_sweep
+
+_sweep = load_sweep(get_var("plan"))
+
+DOIT_CONFIG = _sweep.doit_config
+task_seed = _sweep.task_seed
+task_prompt = _sweep.task_prompt
+task_runs = _sweep.task_runs
+task_build = _sweep.task_build
+task_entrants = _sweep.task_entrants
+task_tournament = _sweep.task_tournament
+task_manifest = _sweep.task_manifest
+task_report = _sweep.task_report

@@ -1,0 +1,126 @@
+"""doit task generators for a sweep (see docs/sweeps.md).
+
+``dodo.py`` stays thin::
+
+    from doit import get_var
+    from tcab.tasks import load_sweep
+
+    sweep = load_sweep(get_var("plan"))
+    DOIT_CONFIG = sweep.doit_config
+    task_seed = sweep.task_seed
+    ...
+
+Task kinds, in dependency order: ``seed``, ``prompt`` -> ``run`` ->
+``build`` -> ``entrants`` -> ``tournament`` -> ``manifest`` -> ``report``.
+Every task is up to date when its target records the same input digests
+(:mod:`tcab.tasks.keys`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from tcab.plan import expand, load_plan, plan_path
+from tcab.settings import Settings
+from tcab.tasks.arena import task_build, task_entrants, task_tournament
+from tcab.tasks.context import SweepContext
+from tcab.tasks.executors import Executors
+from tcab.tasks.report import task_manifest, task_report
+from tcab.tasks.run import task_runs
+from tcab.tasks.seed import task_prompt, task_seed
+
+__all__ = ["SweepContext", "SweepTasks", "load_sweep"]
+
+
+class SweepTasks:
+    """The task generators of one loaded sweep, as doit expects them (``task_*``)."""
+
+    def __init__(self, ctx: SweepContext):
+        self.ctx = ctx
+
+    @property
+    def doit_config(self) -> dict:
+        from tcab.tasks.summary import SweepReporter
+
+        return {
+            "default_tasks": ["report"] if self.ctx.sweep.plan.report else ["manifest"],
+            "num_process": self.ctx.sweep.plan.parallelism,
+            # Processes, not threads: runs and matches hold the GIL-free
+            # parts briefly; every run gets its own container either way.
+            "par_type": "process",
+            "check_file_uptodate": "md5",
+            "dep_file": str(self.ctx.settings.root / ".doit.db"),
+            "reporter": SweepReporter.for_context(self.ctx),
+            "verbosity": 1,
+        }
+
+    def task_seed(self) -> Iterator[dict]:
+        """Seeded repositories, one per case/version/variant (build/seeds/)."""
+        return task_seed(self.ctx)
+
+    def task_prompt(self) -> Iterator[dict]:
+        """Rendered prompts, one per case/version/variant (build/prompts/)."""
+        return task_prompt(self.ctx)
+
+    def task_runs(self) -> Iterator[dict]:
+        """Harness runs (run:CASE/VERSION/VARIANT/HARNESS[@MODEL]/REPEAT)."""
+        return task_runs(self.ctx)
+
+    def task_build(self) -> Iterator[dict]:
+        """Controller modules built from runs and baselines (build/wasm/)."""
+        return task_build(self.ctx)
+
+    def task_entrants(self) -> Iterator[dict]:
+        """Each tournament's field: the one manifest it depends on."""
+        return task_entrants(self.ctx)
+
+    def task_tournament(self) -> Iterator[dict]:
+        """Tournaments: matches, replays, standings, ratings."""
+        return task_tournament(self.ctx)
+
+    def task_manifest(self) -> Iterator[dict]:
+        """The sweep's one aggregate file of every run and tournament record."""
+        return task_manifest(self.ctx)
+
+    def task_report(self) -> Iterator[dict]:
+        """The static report over results.db (results/report/)."""
+        return task_report(self.ctx)
+
+
+def load_sweep(
+    plan: str | os.PathLike | None = None,
+    *,
+    root: Path | str | None = None,
+    executors: Executors | None = None,
+    env: dict[str, str] | None = None,
+) -> SweepTasks:
+    """Load the catalog and the plan (``plan``, else ``TCAB_PLAN``, else
+    ``benchmark.yaml`` in ``root``) and return the sweep's generators.
+
+    Raises PlanError for a bad plan, CatalogError for a bad catalog.
+    """
+    from tcab.catalog import load_catalog
+
+    env = dict(os.environ) if env is None else env
+    settings = Settings.from_env(root, env)
+    the_plan = load_plan(plan_path(settings.root, None if plan is None else str(plan), env))
+    catalog = load_catalog(settings.catalog_dir)
+    if executors is None:
+        from tcab.tasks.real import real_executors
+
+        executors = real_executors()
+    harnesses = executors_harnesses(settings)
+    sweep = expand(the_plan, catalog, harnesses)
+    return SweepTasks(SweepContext(settings=settings, sweep=sweep, catalog=catalog, executors=executors))
+
+
+def executors_harnesses(settings: Settings) -> list[str] | None:
+    """Slugs of the harness definitions in ``harnesses/`` (None when the folder is empty,
+    so a plan is not refused before any definition exists)."""
+    folder = settings.harnesses_dir
+    if not folder.is_dir():
+        return None
+    slugs = sorted({p.stem for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")})
+    return slugs or None

@@ -1,0 +1,194 @@
+"""``build``, ``entrants`` and ``tournament`` tasks: controllers, fields, standings.
+
+- ``build:capture/v1.0.0/base/reference/1`` builds the module of one run's
+  collected tree (in a container: the tree is untrusted);
+  ``build:capture/v1.0.0/baseline/rush`` builds a baseline the case ships
+  (trusted, built on the host). Both land as ``build/wasm/<sha256>.wasm``
+  with a record under ``build/modules/``; a failed build is a result too.
+- ``entrants:<tournament>`` writes the ONE manifest a tournament depends
+  on: each participant with the digest of the module it plays.
+- ``tournament:<name>`` plays the field (matches are cached by the game's
+  digest, variant, seed and module digests, so an unchanged pairing is not
+  replayed) and writes ``standings.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from tcab.plan import Participant, RunSpec, TournamentSpec
+from tcab.tasks.context import SweepContext, baseline_build_name
+from tcab.tasks.executors import BuildOutcome, Entrant, RunOutcome, TournamentRequest
+from tcab.tasks.inputs import baseline_inputs, build_recipe, game_inputs
+from tcab.tasks.keys import KeyCheck, fresh, write_target
+from tcab.tasks.run import run_task_name
+
+
+def _record_doc(ctx: SweepContext, path: Path, what: str) -> dict:
+    doc = ctx.cache.json(path)
+    if not isinstance(doc, dict):
+        raise KeyError(f"{what} not built")
+    return doc
+
+
+def _write_build(ctx: SweepContext, record: Path, inputs: dict, out: BuildOutcome) -> bool:
+    write_target(record, inputs, {
+        "ok": out.ok, "sha256": out.sha256,
+        "module": None if out.module is None else ctx.rel(out.module), "detail": out.detail,
+    })
+    return True
+
+
+# ---- builds from runs
+
+def run_build_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
+    run = _record_doc(ctx, ctx.run_record(spec), f"run {spec.name}")
+    case = ctx.case(spec.case, spec.version)
+    return {
+        "tree": run.get("artifact_digest") or run["run_id"],
+        "recipe": build_recipe(case),
+        "image": ctx.image_digest(case.type),
+    }
+
+
+def do_run_build(ctx: SweepContext, spec: RunSpec) -> bool:
+    inputs = run_build_inputs(ctx, spec)
+    record = ctx.module_record(spec.name)
+    if fresh(record, inputs, ctx.cache) is not None:
+        return True
+    run = _record_doc(ctx, ctx.run_record(spec), f"run {spec.name}")
+    outcome = RunOutcome(run["run_id"], run["status"], ctx.settings.root / run["run_dir"], run.get("artifact_digest"))
+    return _write_build(ctx, record, inputs, ctx.executors.build_run(ctx.case(spec.case, spec.version), outcome, ctx.settings))
+
+
+# ---- builds of baselines
+
+def baseline_build_inputs(ctx: SweepContext, slug: str, version: str, name: str) -> dict[str, str]:
+    case = ctx.case(slug, version)
+    return {"source": baseline_inputs(case, name, ctx.cache), "recipe": build_recipe(case)}
+
+
+def do_baseline_build(ctx: SweepContext, slug: str, version: str, name: str) -> bool:
+    inputs = baseline_build_inputs(ctx, slug, version, name)
+    record = ctx.module_record(baseline_build_name(slug, version, name))
+    if fresh(record, inputs, ctx.cache) is not None:
+        return True
+    return _write_build(ctx, record, inputs, ctx.executors.build_baseline(ctx.case(slug, version), name, ctx.settings))
+
+
+def _module_name(t: TournamentSpec, p: Participant) -> str:
+    return p.run.name if p.run is not None else baseline_build_name(t.case, t.version, p.baseline)
+
+
+def task_build(ctx: SweepContext) -> Iterator[dict]:
+    """Controller modules: of each adversarial run's tree and of the baselines (build/wasm/)."""
+    yield {"basename": "build", "name": None, "doc": task_build.__doc__}
+    for spec in ctx.sweep.runs:
+        if ctx.case(spec.case, spec.version).type != "adversarial":
+            continue
+        record = ctx.module_record(spec.name)
+        yield {
+            "basename": "build", "name": spec.name,
+            "actions": [(do_run_build, (ctx, spec))],
+            "task_dep": [run_task_name(spec)],
+            "targets": [ctx.rel(record)],
+            "uptodate": [KeyCheck(record, lambda s=spec: run_build_inputs(ctx, s), ctx.cache)],
+            "doc": f"module of run {spec.name}",
+        }
+    seen = set()
+    for t in ctx.sweep.tournaments:
+        for p in t.participants:
+            if p.baseline is None or (t.case, t.version, p.baseline) in seen:
+                continue
+            seen.add((t.case, t.version, p.baseline))
+            name = baseline_build_name(t.case, t.version, p.baseline)
+            record = ctx.module_record(name)
+            yield {
+                "basename": "build", "name": name,
+                "actions": [(do_baseline_build, (ctx, t.case, t.version, p.baseline))],
+                "targets": [ctx.rel(record)],
+                "uptodate": [KeyCheck(record, lambda a=(t.case, t.version, p.baseline): baseline_build_inputs(ctx, *a), ctx.cache)],
+                "doc": f"baseline {p.baseline} of {t.case} {t.version}",
+            }
+
+
+# ---- the field of a tournament: its one manifest
+
+def entrants_inputs(ctx: SweepContext, t: TournamentSpec) -> dict[str, str]:
+    # The participants' names and modules only: rounds and seed are the
+    # tournament's inputs, so changing them does not rewrite the field.
+    inputs = {}
+    for p in t.participants:
+        doc = _record_doc(ctx, ctx.module_record(_module_name(t, p)), f"module of {p.name}")
+        inputs[p.name] = doc["sha256"] if doc.get("ok") else f"failed:{doc['key']}"
+    return inputs
+
+
+def write_entrants(ctx: SweepContext, t: TournamentSpec) -> bool:
+    inputs = entrants_inputs(ctx, t)
+    record = ctx.tournament_dir(t) / "entrants.json"
+    if fresh(record, inputs, ctx.cache) is None:
+        field = []
+        for p in t.participants:
+            doc = _record_doc(ctx, ctx.module_record(_module_name(t, p)), f"module of {p.name}")
+            field.append({"name": p.name, "sha256": doc["sha256"] if doc.get("ok") else None,
+                          "module": doc.get("module") if doc.get("ok") else None, "detail": doc.get("detail", "")})
+        write_target(record, inputs, {"entrants": field})
+    return True
+
+
+def tournament_inputs(ctx: SweepContext, t: TournamentSpec) -> dict[str, str]:
+    entrants = ctx.tournament_dir(t) / "entrants.json"
+    sha = ctx.cache.sha256(entrants)
+    if sha is None:
+        raise KeyError(f"entrants of {t.name} not written")
+    case = ctx.case(t.case, t.version)
+    return {"entrants": sha, "game": game_inputs(case, case.variant(t.variant), ctx.cache), "entry": t.entry_digest}
+
+
+def play_tournament(ctx: SweepContext, t: TournamentSpec) -> bool:
+    inputs = tournament_inputs(ctx, t)
+    record = ctx.tournament_dir(t) / "standings.json"
+    if fresh(record, inputs, ctx.cache) is not None:
+        return True
+    doc = _record_doc(ctx, ctx.tournament_dir(t) / "entrants.json", f"entrants of {t.name}")
+    field = tuple(
+        Entrant(e["name"], e["sha256"], None if e["module"] is None else ctx.settings.root / e["module"])
+        for e in doc["entrants"]
+    )
+    result = ctx.executors.tournament(
+        TournamentRequest(t, ctx.case(t.case, t.version), field, ctx.tournament_dir(t), ctx.settings)
+    )
+    write_target(record, inputs, {"tournament": t.name, "case": t.case_path, **result})
+    return True
+
+
+def task_entrants(ctx: SweepContext) -> Iterator[dict]:
+    """Each tournament's field: participants and module digests (one manifest per tournament)."""
+    yield {"basename": "entrants", "name": None, "doc": task_entrants.__doc__}
+    for t in ctx.sweep.tournaments:
+        record = ctx.tournament_dir(t) / "entrants.json"
+        yield {
+            "basename": "entrants", "name": t.name,
+            "actions": [(write_entrants, (ctx, t))],
+            "task_dep": [f"build:{_module_name(t, p)}" for p in t.participants],
+            "targets": [ctx.rel(record)],
+            "uptodate": [KeyCheck(record, lambda x=t: entrants_inputs(ctx, x), ctx.cache)],
+            "doc": f"field of tournament {t.name}",
+        }
+
+
+def task_tournament(ctx: SweepContext) -> Iterator[dict]:
+    """Tournaments: matches, replays, standings and ratings (results/sweep/tournaments/)."""
+    yield {"basename": "tournament", "name": None, "doc": task_tournament.__doc__}
+    for t in ctx.sweep.tournaments:
+        record = ctx.tournament_dir(t) / "standings.json"
+        yield {
+            "basename": "tournament", "name": t.name,
+            "actions": [(play_tournament, (ctx, t))],
+            "task_dep": [f"entrants:{t.name}"],
+            "targets": [ctx.rel(record)],
+            "uptodate": [KeyCheck(record, lambda x=t: tournament_inputs(ctx, x), ctx.cache)],
+            "doc": f"{t.name}: {len(t.participants)} participants on {t.case_path}, {t.rounds} rounds",
+        }

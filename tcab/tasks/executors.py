@@ -1,0 +1,95 @@
+"""What the sweep tasks call to do the expensive work, behind one small surface.
+
+The task generators decide *what* is stale; the executors *do* a run, a
+build, a tournament, a report. :func:`tcab.tasks.real.real_executors` wires
+them to the runs, arena and results parts. Tests of the task layer pass their
+own executors (a fast fake run that answers through a function, as STYLE.md
+allows for code above the runtime); the real runtime is tested by its part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tcab.plan import RunSpec, RuntimeSpec, TournamentSpec
+from tcab.settings import Settings
+
+# Statuses that are the harness's outcome and are kept; anything else
+# (infrastructure, canceled) is not a result, so the task fails and retries.
+KEPT_STATUSES = frozenset({"completed", "harness_error", "timed_out", "hung"})
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessInfo:
+    """What the sweep needs of a harness definition."""
+
+    digest: str  # of the definition file
+    stage_solution: bool = False  # reads the case's reference solution, not only the seed
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """One run to perform: the seeded repository and prompt are already built."""
+
+    spec: RunSpec
+    case: Any  # tcab.catalog.CaseVersion
+    seed_dir: Path
+    prompt: str
+    runtime: RuntimeSpec
+    settings: Settings
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    """What a run produced: its record folder and status."""
+
+    run_id: str
+    status: str
+    run_dir: Path
+    artifact_digest: str | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BuildOutcome:
+    """A controller module built from a tree: ``sha256`` and ``module`` when ``ok``."""
+
+    ok: bool
+    sha256: str | None = None
+    module: Path | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """A tournament participant with the module it plays (None: its build failed)."""
+
+    name: str
+    sha256: str | None
+    module: Path | None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRequest:
+    spec: TournamentSpec
+    case: Any
+    entrants: tuple[Entrant, ...]
+    out_dir: Path  # results/sweep/tournaments/<name>/: replays go here
+    settings: Settings
+
+
+@dataclass(frozen=True, slots=True)
+class Executors:
+    """The functions the sweep calls. Each raises TcabError for bad input or
+    infrastructure failure; outcomes (a failed build, a forfeit) are data."""
+
+    image_digest: Callable[[str, RuntimeSpec], str]  # case type -> image digest
+    harness: Callable[[str, Settings], HarnessInfo]  # harness slug -> its digest
+    run: Callable[[RunRequest], RunOutcome]
+    build_run: Callable[[Any, RunOutcome, Settings], BuildOutcome]
+    build_baseline: Callable[[Any, str, Settings], BuildOutcome]
+    tournament: Callable[[TournamentRequest], dict[str, Any]]  # -> {"standings": [...], ...}
+    report: Callable[[Settings, Path], None]  # results.db -> static report in the folder

@@ -1,0 +1,75 @@
+"""Digests of exactly the case files each kind of task reads.
+
+The case digest (docs/contracts.md) covers a whole version folder. A sweep
+is more precise, so that a change re-does only what it can affect: a seed
+reads the manifest, its variant file, the workspace, specs, schemas, assets
+and references, not the game rules or the baselines; the game reads its
+rules folder, schemas and parameters, not the workspace. Files of the
+other variants never count.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tcab.catalog import tree_digest
+from tcab.plan import digest_of
+from tcab.tasks.keys import FileDigests
+
+
+def _part(case, rel: str | None, cache: FileDigests) -> tuple[str, str] | None:
+    if rel is None:
+        return None
+    path = case.path(rel)
+    if path.is_dir():
+        return (rel, cache.tree(path, tree_digest))
+    digest = cache.sha256(path)
+    return (rel, digest or "missing")
+
+
+def _digest(case, rels: list[str | None], cache: FileDigests) -> str:
+    parts = dict(p for p in (_part(case, r, cache) for r in rels) if p is not None)
+    return digest_of(parts)
+
+
+def seed_inputs(case, variant, cache: FileDigests) -> str:
+    """Everything seeding reads for ``variant`` (and nothing of the other variants)."""
+    rels: list[str | None] = ["test-case.toml", variant.file, case.workspace_for(variant), case.assets]
+    rels += [s.source for s in case.specs_for(variant)]
+    if case.contract is not None:
+        rels += [case.contract.world, case.contract.action]
+    for ref in case.references:
+        rels += [ref.media, ref.mockup]
+    return _digest(case, rels, cache)
+
+
+def prompt_inputs(case, variant, cache: FileDigests) -> str:
+    """What ``render_prompt`` reads: the prompt template, the manifest and the variant file."""
+    return _digest(case, ["test-case.toml", variant.file, case.prompt], cache)
+
+
+def solution_inputs(case, variant, cache: FileDigests) -> str:
+    """The reference solution a ``reference`` run copies."""
+    return _digest(case, [case.solution_for(variant)], cache)
+
+
+def game_inputs(case, variant, cache: FileDigests) -> str:
+    """The rules (the whole folder holding the rules module: it may import siblings),
+    the contract schemas, the manifest (simulation, sandbox, match tables) and the variant."""
+    rules = str(Path(case.game.module).parent) if case.game is not None else None
+    rels: list[str | None] = ["test-case.toml", variant.file]
+    rels.append(case.game.module if rules in (None, ".", "") else rules)
+    if case.contract is not None:
+        rels += [case.contract.world, case.contract.action]
+    return _digest(case, rels, cache)
+
+
+def build_recipe(case) -> str:
+    """The case's ``[build]`` commands and module path: how a tree becomes a module."""
+    b = case.build
+    return digest_of(None if b is None else {"install": b.install, "build": b.build, "module": b.module})
+
+
+def baseline_inputs(case, name: str, cache: FileDigests) -> str:
+    """A baseline controller's source folder."""
+    return _digest(case, [f"{case.game.baselines}/{name}"], cache)

@@ -1,0 +1,161 @@
+"""The executors of a real sweep: runs through the run lifecycle in containers,
+builds and tournaments through the arena, the report through the results part.
+
+Each function imports its part on first use, so ``doit list`` does not pay
+for docker-py or wasmtime, and each opens its own runtime client and
+database connection: doit's worker processes are forked, and a client or
+connection must never cross a fork.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from tcab.errors import HarnessError, TcabError
+from tcab.plan import RuntimeSpec
+from tcab.settings import Settings
+from tcab.tasks.executors import (
+    BuildOutcome,
+    Executors,
+    HarnessInfo,
+    RunOutcome,
+    RunRequest,
+    TournamentRequest,
+)
+
+# Plan runtime settings that configure the runtime client; the others go to the run.
+CLIENT_SETTINGS = ("base_url",)
+
+
+def _runtime(spec: RuntimeSpec):
+    from tcab.runtime import get_runtime
+
+    options = {k: v for k, v in spec.settings if k in CLIENT_SETTINGS}
+    return get_runtime(spec.backend, **options)
+
+
+def image_digest(case_type: str, spec: RuntimeSpec) -> str:
+    """The digest of the image a run of ``case_type`` uses (pulled only when missing)."""
+    from tcab.runtime import resolve_image
+
+    return _runtime(spec).ensure_image(resolve_image(case_type)).digest
+
+
+def harness_info(slug: str, settings: Settings) -> HarnessInfo:
+    """Digest of the definition file of harness ``slug`` (validated first)."""
+    from tcab.harnesses.definition import load_harness
+
+    harness = load_harness(settings.harnesses_dir, slug)
+    path = settings.harnesses_dir / f"{slug}.toml"
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return HarnessInfo(digest=digest, stage_solution=bool(harness.stage_solution))
+
+
+def run(request: RunRequest) -> RunOutcome:
+    """One run through the run lifecycle (tcab.runs)."""
+    try:
+        from tcab.runs import execute_run  # noqa: F401  (the lifecycle's entry point)
+    except ImportError as exc:
+        raise TcabError("the run lifecycle (tcab.runs.execute_run) is not available") from exc
+    raise HarnessError("run lifecycle wiring pending")
+
+
+def _record_build(settings: Settings, record) -> None:
+    from tcab.results import open_db, record_build
+
+    db = open_db(settings.results_db)
+    try:
+        record_build(db, record.row())
+    finally:
+        db.close()
+
+
+def _outcome(settings: Settings, record) -> BuildOutcome:
+    _record_build(settings, record)
+    return BuildOutcome(
+        ok=record.status == "ok", sha256=record.sha256, module=record.module,
+        detail=f"{record.status}: {record.log_excerpt[-500:]}" if record.status != "ok" else "",
+    )
+
+
+def build_run(case, outcome: RunOutcome, settings: Settings) -> BuildOutcome:
+    """Build a run's collected tree in the adversarial image (untrusted code)."""
+    from tcab.arena.build import build_run as arena_build_run
+
+    return _outcome(settings, arena_build_run(settings, outcome.run_id))
+
+
+def build_baseline(case, name: str, settings: Settings) -> BuildOutcome:
+    """Build a baseline the case ships, on the host (trusted code)."""
+    from tcab.arena.build import build_baseline as arena_build_baseline
+
+    return _outcome(settings, arena_build_baseline(settings, case, name))
+
+
+def tournament(request: TournamentRequest) -> dict[str, Any]:
+    """Play the field, record it in results.db, return standings for standings.json."""
+    from tcab.arena.game import GameSpec
+    from tcab.arena.store import record_tournament_result
+    from tcab.arena.tournament import Contestant, run_tournament
+    from tcab.results import open_db
+
+    t, settings = request.spec, request.settings
+    spec = GameSpec.from_case(request.case, request.case.variant(t.variant))
+    field = [Contestant(e.name, e.module, e.sha256) for e in request.entrants if e.sha256 is not None]
+    excluded = [e.name for e in request.entrants if e.sha256 is None]
+    ident = json.dumps([spec.case, spec.version, spec.variant, t.rounds, t.seed, [c.sha256 for c in field]])
+    tid = f"{t.name}-{hashlib.sha256(ident.encode()).hexdigest()[:12]}"
+    created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    structure = request.case.match.structure if request.case.match is not None else "round-robin"
+    result = run_tournament(
+        spec, field, seed=t.seed, rounds=t.rounds, structure=structure, jobs=1,
+        results_dir=settings.results_dir, modules_dir=settings.build_dir / "modules",
+    )
+    db = open_db(settings.results_db)
+    try:
+        record_tournament_result(db, spec, tid, result, created)
+    finally:
+        db.close()
+    return {
+        "tournament_id": tid,
+        "structure": result.structure,
+        "matches": len(result.matches),
+        "played": result.played,
+        "excluded": excluded,
+        "replays": str(Path(settings.results_dir.name) / "replays"),
+        "standings": [
+            {"name": result.contestants[s.player].label, "sha256": result.contestants[s.player].sha256,
+             "played": s.played, "wins": s.wins, "draws": s.draws, "losses": s.losses,
+             "forfeits": s.forfeits, "rating": s.rating, "ci_low": s.ci_low, "ci_high": s.ci_high}
+            for s in result.standings
+        ],
+    }
+
+
+def report(settings: Settings, out_dir: Path) -> None:
+    """Write the static HTML report of results.db into ``out_dir``."""
+    from tcab.results.html import write_html
+    from tcab.results.report import Filters, build_report, connect
+
+    path = settings.results_db.resolve()
+    conn = connect(path)
+    try:
+        write_html(build_report(conn, Filters(), database=str(path)), conn, out_dir, path.parent)
+    finally:
+        conn.close()
+
+
+def real_executors() -> Executors:
+    return Executors(
+        image_digest=image_digest,
+        harness=harness_info,
+        run=run,
+        build_run=build_run,
+        build_baseline=build_baseline,
+        tournament=tournament,
+        report=report,
+    )

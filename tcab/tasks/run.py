@@ -1,0 +1,109 @@
+"""``run`` tasks: one harness run per plan entry, recorded under ``results/``.
+
+A run is expensive and not deterministic, so it is never redone while its
+inputs hold: the seeded commit, the prompt, the harness definition, the
+image digest, and the plan entry (runtime settings included). The task's
+target ``results/sweep/runs/<name>.json`` points at the run's own folder
+``results/runs/<run-id>/`` and repeats its status. Outcomes the harness is
+responsible for (completed, harness_error, timed_out, hung) are kept;
+``infrastructure`` and ``canceled`` are not results, so the task fails and
+the next sweep tries again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from doit.exceptions import TaskFailed
+
+from tcab.plan import RunSpec
+from tcab.tasks.context import SweepContext
+from tcab.tasks.executors import KEPT_STATUSES, RunRequest
+from tcab.tasks.inputs import solution_inputs
+from tcab.tasks.keys import KeyCheck, fresh, write_target
+from tcab.tasks.seed import prompt_task_name, seed_task_name
+
+
+def run_task_name(spec: RunSpec) -> str:
+    return f"run:{spec.name}"
+
+
+def _upstream(ctx: SweepContext, spec: RunSpec, name: str) -> dict:
+    """A field of the seed or prompt record; KeyError when it was not built."""
+    path = (ctx.seed_record if name == "seed" else ctx.prompt_record)(spec.case, spec.version, spec.variant)
+    doc = ctx.cache.json(path)
+    if not isinstance(doc, dict):
+        raise KeyError(f"{name} {spec.case_path} not built")
+    return doc
+
+
+def run_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
+    """The digests a run depends on. Raises KeyError if the seed or prompt is missing."""
+    case = ctx.case(spec.case, spec.version)
+    harness = ctx.harness(spec.harness)
+    inputs = {
+        "seed": _upstream(ctx, spec, "seed")["commit"],
+        "prompt": _upstream(ctx, spec, "prompt")["sha256"],
+        "harness": harness.digest,
+        "image": ctx.image_digest(case.type),
+        "entry": spec.entry_digest,
+    }
+    if harness.stage_solution:
+        inputs["solution"] = solution_inputs(case, case.variant(spec.variant), ctx.cache)
+    return inputs
+
+
+def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
+    """Perform the run unless a finished one with the same inputs is recorded."""
+    inputs = run_inputs(ctx, spec)
+    record = ctx.run_record(spec)
+    if fresh(record, inputs, ctx.cache) is not None:
+        return True
+    case = ctx.case(spec.case, spec.version)
+    outcome = ctx.executors.run(
+        RunRequest(
+            spec=spec,
+            case=case,
+            seed_dir=ctx.seed_dir(spec.case, spec.version, spec.variant) / "repo",
+            prompt=_upstream(ctx, spec, "prompt")["text"],
+            runtime=ctx.sweep.plan.runtime,
+            settings=ctx.settings,
+        )
+    )
+    if outcome.status not in KEPT_STATUSES:
+        return TaskFailed(f"run {spec.name} ended {outcome.status} ({outcome.run_id}): {outcome.detail}")
+    write_target(
+        record,
+        inputs,
+        {
+            "run_id": outcome.run_id,
+            "status": outcome.status,
+            "run_dir": ctx.rel(outcome.run_dir),
+            "artifact_digest": outcome.artifact_digest,
+            "case": spec.case, "version": spec.version, "variant": spec.variant,
+            "harness": spec.harness, "model": spec.model, "repeat": spec.repeat,
+        },
+    )
+    return True
+
+
+def task_runs(ctx: SweepContext) -> Iterator[dict]:
+    """Harness runs, one per case/version/variant/harness[@model]/repeat (results/runs/)."""
+    # Named ``run`` through ``basename``: doit refuses a generator called
+    # task_run because ``run`` is also its command (``doit run run:...`` works).
+    yield {"basename": "run", "name": None, "doc": task_runs.__doc__}
+    for spec in ctx.sweep.runs:
+        record = ctx.run_record(spec)
+        yield {
+            "basename": "run",
+            "name": spec.name,
+            "actions": [(do_run, (ctx, spec))],
+            "task_dep": [
+                seed_task_name(spec.case, spec.version, spec.variant),
+                prompt_task_name(spec.case, spec.version, spec.variant),
+            ],
+            "targets": [ctx.rel(record)],
+            "uptodate": [KeyCheck(record, lambda s=spec: run_inputs(ctx, s), ctx.cache)],
+            "doc": f"{spec.harness}{'' if spec.model is None else ' ' + spec.model} on "
+            f"{spec.case} {spec.version} {spec.variant}, repeat {spec.repeat}",
+        }

@@ -1,0 +1,99 @@
+"""``seed`` and ``prompt`` tasks: the seeded repository and the rendered prompt of
+every (case, version, variant) the sweep runs. Pure functions of the case
+files, so they live under ``build/`` and a CI cache may restore them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Iterator
+
+from tcab import atomic
+from tcab.tasks.context import SweepContext
+from tcab.tasks.inputs import prompt_inputs, seed_inputs
+from tcab.tasks.keys import KeyCheck, fresh, write_target
+
+
+def seed_task_name(case: str, version: str, variant: str) -> str:
+    return f"seed:{case}/{version}/{variant}"
+
+
+def prompt_task_name(case: str, version: str, variant: str) -> str:
+    return f"prompt:{case}/{version}/{variant}"
+
+
+def _seed_inputs(ctx: SweepContext, slug: str, version: str, variant: str) -> dict[str, str]:
+    case = ctx.case(slug, version)
+    return {"case": seed_inputs(case, case.variant(variant), ctx.cache)}
+
+
+def _prompt_inputs(ctx: SweepContext, slug: str, version: str, variant: str) -> dict[str, str]:
+    case = ctx.case(slug, version)
+    return {"case": prompt_inputs(case, case.variant(variant), ctx.cache)}
+
+
+def build_seed(ctx: SweepContext, slug: str, version: str, variant: str) -> bool:
+    """Seed the repository under build/seeds/... and record its commit."""
+    from tcab.seeding import seed_repository
+
+    inputs = _seed_inputs(ctx, slug, version, variant)
+    record = ctx.seed_record(slug, version, variant)
+    if fresh(record, inputs, ctx.cache) is not None:
+        return True
+    case = ctx.case(slug, version)
+    repo = ctx.seed_dir(slug, version, variant) / "repo"
+    # The record goes first and comes back last, so a record always describes
+    # a complete repository; seed_repository itself appears only complete.
+    record.unlink(missing_ok=True)
+    if repo.exists():
+        shutil.rmtree(repo)
+    result = seed_repository(case, case.variant(variant), repo)
+    write_target(record, inputs, {"commit": str(result.commit), "repo": "repo"})
+    return True
+
+
+def build_prompt(ctx: SweepContext, slug: str, version: str, variant: str) -> bool:
+    """Render the prompt to build/prompts/... (JSON record plus a .md to read)."""
+    from tcab.seeding import render_prompt
+
+    inputs = _prompt_inputs(ctx, slug, version, variant)
+    record = ctx.prompt_record(slug, version, variant)
+    if fresh(record, inputs, ctx.cache) is not None:
+        return True
+    case = ctx.case(slug, version)
+    text = render_prompt(case, case.variant(variant))
+    atomic.write_text(record.with_suffix(".md"), text)
+    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    write_target(record, inputs, {"sha256": sha, "text": text})
+    return True
+
+
+def task_seed(ctx: SweepContext) -> Iterator[dict]:
+    """Seeded repositories, one per case/version/variant (build/seeds/)."""
+    yield {"basename": "seed", "name": None, "doc": task_seed.__doc__}
+    for slug, version, variant in ctx.sweep.seeds():
+        record = ctx.seed_record(slug, version, variant)
+        yield {
+            "basename": "seed",
+            "name": f"{slug}/{version}/{variant}",
+            "actions": [(build_seed, (ctx, slug, version, variant))],
+            "targets": [ctx.rel(record)],
+            "uptodate": [KeyCheck(record, lambda s=slug, v=version, x=variant: _seed_inputs(ctx, s, v, x), ctx.cache)],
+            "doc": f"seed {slug} {version} variant {variant}",
+        }
+
+
+def task_prompt(ctx: SweepContext) -> Iterator[dict]:
+    """Rendered prompts, one per case/version/variant (build/prompts/)."""
+    yield {"basename": "prompt", "name": None, "doc": task_prompt.__doc__}
+    for slug, version, variant in ctx.sweep.seeds():
+        record = ctx.prompt_record(slug, version, variant)
+        yield {
+            "basename": "prompt",
+            "name": f"{slug}/{version}/{variant}",
+            "actions": [(build_prompt, (ctx, slug, version, variant))],
+            "targets": [ctx.rel(record)],
+            "uptodate": [KeyCheck(record, lambda s=slug, v=version, x=variant: _prompt_inputs(ctx, s, v, x), ctx.cache)],
+            "doc": f"prompt of {slug} {version} variant {variant}",
+        }

@@ -1,0 +1,76 @@
+"""The doit reporter of a sweep: quiet about up-to-date tasks, then one summary.
+
+A second ``make demo`` must do nothing and say so: instead of one ``--``
+line per up-to-date task, the sweep ends with one line (``nothing to do:
+all 14 tasks up to date`` or ``3 ran, 11 up to date, 0 failed``), the
+standings of each tournament, and where the report and replays are.
+"""
+
+from __future__ import annotations
+
+from doit.reporter import ConsoleReporter
+
+from tcab.tasks.context import SweepContext
+
+
+def summary_lines(ctx: SweepContext, ran: int, uptodate: int, failed: int) -> list[str]:
+    """The end-of-sweep summary: counts, standings, where things are."""
+    name = ctx.sweep.plan.name
+    if ran == 0 and failed == 0:
+        lines = [f"sweep {name}: nothing to do, all {uptodate} tasks up to date"]
+    else:
+        lines = [f"sweep {name}: {ran} ran, {uptodate} up to date, {failed} failed"]
+    for t in ctx.sweep.tournaments:
+        doc = ctx.cache.json(ctx.tournament_dir(t) / "standings.json")
+        if not isinstance(doc, dict):
+            continue
+        lines.append(f"standings of {t.name} ({t.case_path}, {t.rounds} rounds, seed {t.seed}):")
+        lines.append(f"  {'#':>2}  {'participant':<28} {'W':>3} {'D':>3} {'L':>3} {'F':>3}  rating (95% CI)")
+        for i, s in enumerate(doc.get("standings", []), 1):
+            lines.append(
+                f"  {i:>2}  {s['name']:<28} {s['wins']:>3} {s['draws']:>3} {s['losses']:>3} {s['forfeits']:>3}"
+                f"  {s['rating']:7.1f} [{s['ci_low']:.1f}, {s['ci_high']:.1f}]"
+            )
+        if doc.get("replays"):
+            lines.append(f"  replays: {doc['replays']}")
+    report = ctx.report_dir / "index.html"
+    if ctx.sweep.plan.report and report.exists():
+        lines.append(f"report: {ctx.rel(report)}  (tables: tcab report)")
+    lines.append(f"results: {ctx.rel(ctx.settings.results_db)}, runs in {ctx.rel(ctx.settings.runs_dir)}/")
+    return lines
+
+
+class SweepReporter(ConsoleReporter):
+    """Console reporter that counts instead of listing up-to-date tasks."""
+
+    desc = "tcab sweep: executed tasks, then a one-line summary"
+    ctx: SweepContext | None = None
+
+    @classmethod
+    def for_context(cls, ctx: SweepContext) -> type[SweepReporter]:
+        """A reporter class bound to ``ctx`` (doit instantiates the class itself)."""
+        return type("BoundSweepReporter", (cls,), {"ctx": ctx})
+
+    def __init__(self, outstream, options):
+        super().__init__(outstream, options)
+        self.ran = 0
+        self.uptodate = 0
+        self.failed = 0
+
+    def execute_task(self, task):
+        if task.actions:
+            self.ran += 1
+        super().execute_task(task)
+
+    def skip_uptodate(self, task):
+        if task.actions:
+            self.uptodate += 1
+
+    def add_failure(self, task, fail):
+        self.failed += 1
+        super().add_failure(task, fail)
+
+    def complete_run(self):
+        super().complete_run()
+        if self.ctx is not None:
+            self.write("\n".join(summary_lines(self.ctx, self.ran - self.failed, self.uptodate, self.failed)) + "\n")

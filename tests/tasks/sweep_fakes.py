@@ -1,0 +1,122 @@
+"""Fast executors for testing the task layer (what re-runs when), not the parts below it.
+
+Allowed by STYLE.md for code above the runtime: the run answers through a
+function instead of a container. It still does what the task layer relies
+on: copies the seeded repository (plus the solution for a harness that
+stages it) into ``results/runs/<run-id>/work``, writes ``run.json``
+atomically, and records one row in the real results.db with the real
+``record_run``. Builds hash the tree into a module file; the tournament
+ranks by module digest. Every call appends one line to ``calls.log`` so a
+test can see which work was really done (not only which doit actions ran).
+
+The image digests come from ``images/<case type>`` in the project, so a
+test changes "the image" by writing that file. ``TCAB_FAKE_RUN_SLEEP``
+makes each run take that many seconds (for the SIGKILL test).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+import uuid
+from pathlib import Path
+
+from tcab import atomic
+from tcab.catalog import tree_digest
+from tcab.settings import Settings
+from tcab.tasks.executors import (
+    BuildOutcome,
+    Executors,
+    HarnessInfo,
+    RunOutcome,
+    RunRequest,
+    TournamentRequest,
+)
+
+
+def _log(settings: Settings, line: str) -> None:
+    with open(settings.root / "calls.log", "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+
+
+def make_executors(root: Path) -> Executors:
+    root = Path(root)
+
+    def image_digest(case_type, runtime):
+        path = root / "images" / case_type
+        return path.read_text().strip() if path.exists() else f"sha256:{case_type}-0"
+
+    def harness(slug, settings):
+        data = (settings.harnesses_dir / f"{slug}.toml").read_bytes()
+        return HarnessInfo(hashlib.sha256(data).hexdigest(), stage_solution=b"stage_solution = true" in data)
+
+    def run(req: RunRequest) -> RunOutcome:
+        from tcab.results import open_db, record_run
+
+        settings = req.settings
+        _log(settings, f"run {req.spec.name}")
+        run_id = f"{req.spec.case}-{req.spec.harness}-{uuid.uuid4().hex[:10]}"
+        run_dir = settings.runs_dir / run_id
+        with atomic.atomic_dir(run_dir) as tmp:
+            shutil.copytree(req.seed_dir, tmp / "work", ignore=shutil.ignore_patterns(".git"))
+            if harness(req.spec.harness, settings).stage_solution:
+                sol = req.case.solution_for(req.case.variant(req.spec.variant))
+                shutil.copytree(req.case.path(sol), tmp / "work", dirs_exist_ok=True)
+            # A real agent's tree differs between runs: so does this one.
+            (tmp / "work" / ".run-id").write_text(run_id)
+            time.sleep(float(os.environ.get("TCAB_FAKE_RUN_SLEEP", "0")))
+            digest = tree_digest(tmp / "work")
+            record = {
+                "id": run_id, "case_slug": req.spec.case, "case_version": req.spec.version,
+                "case_type": req.case.type, "variant": req.spec.variant, "harness": req.spec.harness,
+                "model": req.spec.model, "status": "completed", "artifact_digest": digest,
+                "run_dir": str(run_dir), "plan_digest": req.spec.entry_digest,
+            }
+            atomic.write_text(tmp / "run.json", json.dumps(record, indent=2))
+        db = open_db(settings.results_db)
+        try:
+            record_run(db, record, [{"stage": "session", "status": "completed"}])
+        finally:
+            db.close()
+        return RunOutcome(run_id, "completed", run_dir, digest)
+
+    def _module(settings: Settings, data: bytes) -> BuildOutcome:
+        sha = hashlib.sha256(data).hexdigest()
+        path = settings.build_dir / "wasm" / f"{sha}.wasm"
+        atomic.write_bytes(path, data)
+        return BuildOutcome(True, sha, path)
+
+    def build_run(case, outcome: RunOutcome, settings):
+        _log(settings, f"build {outcome.run_id}")
+        return _module(settings, f"module of {outcome.artifact_digest}".encode())
+
+    def build_baseline(case, name, settings):
+        _log(settings, f"baseline {case.slug}/{name}")
+        src = case.path(f"{case.game.baselines}/{name}")
+        return _module(settings, f"baseline {tree_digest(src)}".encode())
+
+    def tournament(req: TournamentRequest):
+        _log(req.settings, f"tournament {req.spec.name}")
+        ranked = sorted(req.entrants, key=lambda e: e.sha256 or "")
+        standings = [
+            {"name": e.name, "sha256": e.sha256, "played": 1, "wins": len(ranked) - i - 1, "draws": 0,
+             "losses": i, "forfeits": 0, "rating": 100.0 - i, "ci_low": 90.0 - i, "ci_high": 110.0 - i}
+            for i, e in enumerate(ranked)
+        ]
+        return {"standings": standings, "rounds": req.spec.rounds, "seed": req.spec.seed}
+
+    def report(settings, out_dir):
+        _log(settings, "report")
+        import sqlite3
+
+        conn = sqlite3.connect(settings.results_db)
+        try:
+            n = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+        finally:
+            conn.close()
+        atomic.write_text(out_dir / "index.html", f"<p>{n} runs</p>\n")
+
+    return Executors(image_digest, harness, run, build_run, build_baseline, tournament, report)
