@@ -37,9 +37,11 @@ def resolve_case(settings: Settings, ref: str, variant: str | None = None):
     return case, var, GameSpec.from_case(case, var)
 
 
-def resolve_module(settings: Settings, arg: str, case=None, label: str | None = None) -> Contestant:
+def resolve_module(settings: Settings, arg: str, case=None, label: str | None = None,
+                   builds: list | None = None) -> Contestant:
     """A contestant from ``arg``: a path to a ``.wasm`` file, or
-    ``baseline:<name>`` (built on the host on first use and cached).
+    ``baseline:<name>`` (built on the host on first use and cached; its
+    ``BuildRecord`` is appended to ``builds`` when given).
 
     Raises ``ArenaError`` for a missing file or an unknown baseline.
     """
@@ -50,6 +52,8 @@ def resolve_module(settings: Settings, arg: str, case=None, label: str | None = 
 
         name = arg.split(":", 1)[1]
         record = build_baseline(settings, case, name)
+        if builds is not None:
+            builds.append(record)
         if record.status != "ok" or record.module is None:
             raise ArenaError(f"{arg}: the baseline did not build ({record.status}):\n{record.log_excerpt}")
         return Contestant(label or f"baseline/{name}", record.module, record.sha256)

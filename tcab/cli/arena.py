@@ -31,6 +31,13 @@ def _open_db(settings: Settings):
     return open_db(settings.results_db)
 
 
+def _record_builds(db, builds: list) -> None:
+    from tcab.results import record_build
+
+    for record in builds:
+        record_build(db, record.row())
+
+
 @click.command("match")
 @click.argument("case")
 @click.argument("modules", nargs=-1, required=True)
@@ -58,7 +65,8 @@ def match(settings: Settings, case, modules, variant, seed, replay_out, as_json)
     from tcab.arena.tournament import _Runner
 
     case_v, _, spec = resolve_case(settings, case, variant)
-    contestants = unique_labels([resolve_module(settings, m, case_v) for m in modules])
+    builds: list = []
+    contestants = unique_labels([resolve_module(settings, m, case_v, builds=builds) for m in modules])
     if len(contestants) != spec.participants:
         raise click.BadParameter(f"{spec.case} is a {spec.participants}-seat game, got {len(contestants)} modules",
                                  param_hint="MODULES")
@@ -67,6 +75,7 @@ def match(settings: Settings, case, modules, variant, seed, replay_out, as_json)
     summary = run_job(job)
     db = _open_db(settings)
     try:
+        _record_builds(db, builds)
         record_summary(db, spec, summary)
     finally:
         db.close()
@@ -132,7 +141,8 @@ def tournament(settings: Settings, case, modules, variant, rounds, structure, se
 
     created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     case_v, _, spec = resolve_case(settings, case, variant)
-    contestants = unique_labels([resolve_module(settings, m, case_v) for m in modules])
+    builds: list = []
+    contestants = unique_labels([resolve_module(settings, m, case_v, builds=builds) for m in modules])
     rounds = rounds or spec.rounds
     structure = structure or spec.structure
     if tournament_id is None:
@@ -153,6 +163,7 @@ def tournament(settings: Settings, case, modules, variant, rounds, structure, se
                                 on_match=on_match)
     db = _open_db(settings)
     try:
+        _record_builds(db, builds)
         record_tournament_result(db, spec, tournament_id, result, created)
     finally:
         db.close()
