@@ -1,1 +1,154 @@
-"""Placeholder: filled in by its issue."""
+"""``tcab run`` (one harness run in a container) and ``tcab cleanup``."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from pathlib import Path
+
+import click
+
+from tcab.settings import Settings
+
+_STYLE = {"message": "white", "command": "cyan", "read": "blue", "write": "green",
+          "error": "bold red", "warning": "yellow", "system": "dim"}
+EXIT_CANCELED = 130
+
+
+def _printer(console):
+    def show(event: dict) -> None:
+        kind = event["kind"]
+        text = event["text"].replace("\n", " ⏎ ")
+        if len(text) > 300:
+            text = text[:300] + "…"
+        console.print(f"[dim]{event['stage']:>14}[/] [{_STYLE.get(kind, 'white')}]{kind:<8} {text}[/]",
+                      markup=True, highlight=False, soft_wrap=True)
+    return show
+
+
+def _summary(console, record) -> None:
+    from rich.table import Table
+
+    table = Table(show_header=False, box=None, pad_edge=False)
+    colour = "green" if record.ok else "red"
+    table.add_row("run", record.id)
+    table.add_row("status", f"[{colour}]{record.status}[/]" + (f"  {record.status_detail[:300]}" if record.status_detail else ""))
+    table.add_row("case", f"{record.case_slug}@{record.case_version} variant {record.variant}")
+    table.add_row("harness", f"{record.harness} ({record.harness_version or 'version unknown'})"
+                  + (f" model {record.model}" if record.model else ""))
+    table.add_row("image", str(record.image_digest or record.image))
+    table.add_row("stages", "  ".join(f"{s.stage} {s.duration_s:.1f}s" + ("" if s.status == "ok" else f" [{s.status}]")
+                                      for s in record.stages))
+    if record.tokens.reported:
+        t = record.tokens
+        table.add_row("tokens", f"in {t.input}  out {t.output}  cache read {t.cache_read}  cache write {t.cache_write}")
+    table.add_row("artifact", f"{record.files} files, {record.bytes} bytes, digest {record.artifact_digest}")
+    for refusal in record.refused[:20]:
+        table.add_row("refused", f"{refusal.path}: {refusal.reason}")
+    table.add_row("folder", str(record.run_dir))
+    console.print(table)
+
+
+@click.command()
+@click.argument("case", metavar="CASE")
+@click.option("--version", "version", metavar="V", help="Case version (default: the newest).")
+@click.option("--variant", metavar="X", help="Variant slug (default: the first).")
+@click.option("--harness", "harness_slug", required=True, metavar="H",
+              help="Harness slug, from harnesses/ (see `tcab harnesses`).")
+@click.option("--model", metavar="M", help="Model id handed to the harness.")
+@click.option("--max-runtime", "max_runtime", type=click.FloatRange(min=0, min_open=True),
+              metavar="HOURS", help="Wall-clock cap (default: the case's max_runtime_hours).")
+@click.option("--idle-timeout", "idle_timeout", type=click.FloatRange(min=0, min_open=True),
+              metavar="SECONDS", default=1800.0, show_default=True,
+              help="Kill the session after this long without output (status hung).")
+@click.option("--runtime", "runtime_name", default="docker", show_default=True, metavar="NAME",
+              help="Runtime backend.")
+@click.option("--secret", "secrets", multiple=True, metavar="NAME",
+              help="Host environment variable passed into the session (repeatable); never written anywhere.")
+@click.option("--max-collect-mb", type=click.IntRange(min=1), default=2048, show_default=True,
+              help="Refuse a collected tree larger than this.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
+              help="Folder for the run folder (default: results/runs).")
+@click.option("--experimental", is_flag=True, help="Allow experimental versions.")
+@click.option("--json", "as_json", is_flag=True, help="Print run.json instead of the live stream.")
+@click.pass_obj
+def run(settings: Settings, case: str, version: str | None, variant: str | None, harness_slug: str,
+        model: str | None, max_runtime: float | None, idle_timeout: float, runtime_name: str,
+        secrets: tuple[str, ...], max_collect_mb: int, out: Path | None, experimental: bool,
+        as_json: bool) -> None:
+    """Run harness H on CASE in a fresh container: seed the repository, install
+    and probe the harness, run the case's init and the session under the max
+    runtime and the idle watchdog, collect /work into results/runs/<run-id>/,
+    record run.json and a results.db row, and remove the container.
+
+    Exit status: 0 completed, 1 any other outcome, 2 bad input, 130 canceled
+    (Ctrl-C or SIGTERM: the session is killed and the run recorded).
+
+    \b
+    Examples:
+      tcab run lights-out --harness reference
+      tcab run lights-out --variant torus --harness claude-code --model claude-sonnet-4-5 \\
+          --max-runtime 0.5 --idle-timeout 600
+      tcab run lights-out --harness codex --secret OPENAI_API_KEY --json
+    """
+    from rich.console import Console
+
+    from tcab.cli.catalog import resolve_case
+    from tcab.harnesses import load_harness
+    from tcab.runs import RunOptions, execute_run
+    from tcab.runtime import CollectLimits
+
+    resolved = resolve_case(settings, case, version, experimental)
+    chosen = resolved.variant(variant)
+    harness = load_harness(settings.harnesses_dir, harness_slug)
+    console = Console(stderr=as_json)
+    cancel = threading.Event()
+
+    def on_signal(signum, _frame) -> None:
+        if cancel.is_set():  # a second Ctrl-C: stop waiting politely
+            raise KeyboardInterrupt
+        console.print(f"[yellow]{signal.Signals(signum).name}: canceling the run…[/]")
+        cancel.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        record = execute_run(settings, resolved, chosen, harness, RunOptions(
+            model=model, max_runtime_s=max_runtime * 3600 if max_runtime else None,
+            idle_timeout_s=idle_timeout, runtime=runtime_name, secrets=secrets,
+            out_dir=out, limits=CollectLimits(max_bytes=max_collect_mb * 1024 * 1024),
+            on_event=None if as_json else _printer(console), cancel=cancel,
+        ))
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if as_json:
+        click.echo(json.dumps(record.to_json(), indent=2))
+    else:
+        _summary(console, record)
+    if record.status == "canceled":
+        raise click.exceptions.Exit(EXIT_CANCELED)
+    raise click.exceptions.Exit(0 if record.ok else 1)
+
+
+@click.command()
+@click.option("--run-id", metavar="ID", help="Only the container of this run.")
+@click.option("--runtime", "runtime_name", default="docker", show_default=True, metavar="NAME")
+@click.option("--json", "as_json", is_flag=True, help="Print the removed container ids as JSON.")
+def cleanup(run_id: str | None, runtime_name: str, as_json: bool) -> None:
+    """Remove the containers that runs left behind (every container carrying
+    the org.tcab.run-id label, or only RUN-ID's). Safe while no run is going.
+
+    \b
+    Examples:
+      tcab cleanup
+      tcab cleanup --run-id 20261129-164258-lights-out-classic-reference-7a6f8b --json
+    """
+    from tcab.runs import cleanup_containers
+    from tcab.runtime import get_runtime
+
+    removed = cleanup_containers(get_runtime(runtime_name), run_id)
+    if as_json:
+        click.echo(json.dumps({"removed": removed}))
+    else:
+        click.echo(f"removed {len(removed)} container(s)" + "".join(f"\n  {c[:12]}" for c in removed))
