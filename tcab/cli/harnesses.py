@@ -31,9 +31,8 @@ def harnesses(settings: Settings, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([h.to_json() for h in found], indent=2))
         return
-    table = Table("slug", "name", "binary", "secrets", "adapter", "install")
-    table.columns[-1].overflow = "ellipsis"
-    table.columns[-1].no_wrap = True
+    table = Table("slug", "name", "binary", "secrets", "adapter")
+    table.add_column("install", overflow="ellipsis", no_wrap=True, max_width=44)
     for h in found:
         table.add_row(h.slug, h.name, h.binary, " ".join(h.secrets) or "-", h.adapter, h.install or "-")
     Console().print(table)
