@@ -70,12 +70,12 @@ class Project:
 
         plan = next((a.split("=", 1)[1] for a in args if a.startswith("plan=")), None)
         sweep = load_sweep(plan, root=self.root, executors=make_executors(self.root), env={})
-        namespace = {"DOIT_CONFIG": {**sweep.doit_config, "num_process": 0}}
+        out = io.StringIO()
+        namespace = {"DOIT_CONFIG": {**sweep.doit_config, "num_process": 0, "outfile": out}}
         for name in dir(sweep):
             if name.startswith("task_"):
                 namespace[name] = getattr(sweep, name)
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.chdir(self.root):
+        with contextlib.chdir(self.root):
             code = DoitMain(ModuleTaskLoader(namespace), config_filenames=()).run(list(args))
         text = out.getvalue()
         ran = {line[3:].strip() for line in text.splitlines() if line.startswith(".  ")}
