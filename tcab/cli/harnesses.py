@@ -31,8 +31,10 @@ def harnesses(settings: Settings, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([h.to_json() for h in found], indent=2))
         return
+    # The install lines are long; --json shows them whole.
     table = Table("slug", "name", "binary", "secrets", "adapter")
-    table.add_column("install", overflow="ellipsis", no_wrap=True, max_width=44)
+    for column in table.columns:
+        column.no_wrap = True
     for h in found:
-        table.add_row(h.slug, h.name, h.binary, " ".join(h.secrets) or "-", h.adapter, h.install or "-")
+        table.add_row(h.slug, h.name, h.binary, " ".join(h.secrets) or "-", h.adapter)
     Console().print(table)
