@@ -185,3 +185,102 @@ def _host_commands(tree: Path, commands: list[str]) -> tuple[str, str]:
             log.append(f"exit code {proc.returncode}")
             return "failed", "\n".join(log)
     return "ok", "\n".join(log)
+
+
+MAX_MODULE_BYTES = 64 * 1024 * 1024
+
+
+def build_run(settings: Settings, run_id: str, *, runtime: str = "docker",
+              timeout_s: float = BUILD_TIMEOUT_S) -> BuildRecord:
+    """Build the controller of run ``run_id`` inside the adversarial image.
+
+    The outcome of the build (ok, failed, timed_out, or infrastructure when
+    the engine itself failed) is data in the record. Raises ``ArenaError``
+    for a run that does not exist, has no collected tree, or whose case is
+    not adversarial.
+    """
+    from tcab.arena.resolve import resolve_case
+    from tcab.catalog import case_digest
+    from tcab.errors import RuntimeBackendError
+    from tcab.runtime import ContainerSpec, ExecOptions, get_runtime, resolve_image
+
+    run_dir = settings.runs_dir / run_id
+    try:
+        run = json.loads((run_dir / "run.json").read_text())
+        subject = run["subject"]
+    except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ArenaError(f"{run_dir / 'run.json'}: not a readable run record ({exc})") from exc
+    tree = run_dir / run.get("artifact", {}).get("path", "work")
+    if not tree.is_dir():
+        raise ArenaError(f"{tree}: run {run_id} has no collected tree to build")
+    case, _, _ = resolve_case(settings, f"{subject['case']}@{subject['version']}", subject.get("variant"))
+    build = _case_build(case)
+    digest = _tree_digest(tree, extra=f"{build.install}\n{build.build}\n{build.module}")
+    key = f"run-{run_id}"
+    found = _cached(settings, key, digest)
+    if found is not None:
+        return found
+    started = time.perf_counter()
+    log: list[str] = []
+    status, path, sha, size, image_ref, image_digest = "infrastructure", None, None, None, None, None
+    try:
+        rt = get_runtime(runtime)
+        image = rt.ensure_image(resolve_image("adversarial"))
+        image_ref, image_digest = image.ref, image.digest
+        cid = rt.start(ContainerSpec(image=image.ref, run_id=f"build-{run_id}",
+                                     memory_bytes=4 * 1024**3, pids_limit=1024))
+        try:
+            rt.copy_in(cid, tree)
+            status = "ok"
+            for command in (build.install, build.build):
+                log.append(f"$ {command}")
+                res = rt.exec(cid, ["sh", "-c", command], ExecOptions(timeout_s=timeout_s, idle_timeout_s=timeout_s))
+                log.append(res.output)
+                if res.end != "exited":
+                    status = "timed_out"
+                    log.append(f"{res.end} after {res.duration_s:.0f}s (limit {timeout_s:.0f}s)")
+                    break
+                if res.exit_code != 0:
+                    status = "failed"
+                    log.append(f"exit code {res.exit_code}")
+                    break
+            if status == "ok":
+                data = _read_module(rt, cid, build.module)
+                if data is None:
+                    status = "failed"
+                    log.append(f"[build].module {build.module} was not produced (or is not a regular file "
+                               f"under {MAX_MODULE_BYTES} bytes)")
+                else:
+                    path, sha = _store_module(settings, data)
+                    size = len(data)
+        finally:
+            rt.remove(cid)
+    except RuntimeBackendError as exc:
+        status = "infrastructure"
+        log.append(f"runtime: {exc}")
+    record = BuildRecord(run_id, case.slug, case.version, case_digest(case), status, path, sha, size,
+                         _tail("\n".join(log)), digest, time.perf_counter() - started,
+                         image_ref, image_digest)
+    if status == "ok":
+        _save(settings, key, record)
+    return record
+
+
+def _read_module(rt, cid: str, module: str) -> bytes | None:
+    """The module file from the container: one regular file, size-capped.
+    Only the bytes are taken; nothing the build wrote touches the host tree."""
+    import tarfile
+
+    from tcab.errors import RuntimeBackendError
+
+    try:
+        stream = rt.open_archive(cid, f"/work/{module}")
+    except RuntimeBackendError:
+        return None
+    with stream, tarfile.open(fileobj=stream, mode="r|") as tar:
+        for member in tar:
+            if member.isfile() and member.size <= MAX_MODULE_BYTES:
+                fh = tar.extractfile(member)
+                return fh.read() if fh is not None else None
+            return None
+    return None
