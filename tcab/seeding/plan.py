@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tcab.catalog import CaseVersion, Variant
+from tcab.catalog.toml import display_path
 from tcab.errors import SeedError
 from tcab.templates import render_template
 
@@ -99,7 +100,7 @@ def _specs(case: CaseVersion, variant: Variant) -> list[SeedEntry]:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise SeedError(f"{source}: a .hbs spec must be UTF-8 text") from exc
-            raw = render_template(text, str(source), context).encode("utf-8")
+            raw = render_template(text, display_path(source), context).encode("utf-8")
         mode = MODE_EXEC if source.stat().st_mode & stat.S_IXUSR else MODE_FILE
         entries.append(SeedEntry(spec.dest, raw, mode, f"spec {spec.source}"))
     return entries

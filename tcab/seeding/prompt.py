@@ -6,6 +6,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from tcab.catalog import CaseVersion, Variant
+from tcab.catalog.toml import display_path
 from tcab.errors import SeedError
 from tcab.seeding.plan import spec_context, variant_context
 from tcab.templates import render_template
@@ -21,7 +22,7 @@ def _title(case: CaseVersion, variant: Variant, source: str, dest: str) -> str:
     except (OSError, UnicodeDecodeError):
         return PurePosixPath(dest).name
     if source.endswith(".hbs"):
-        text = render_template(text, str(path), spec_context(case, variant))
+        text = render_template(text, display_path(path), spec_context(case, variant))
     for line in text.splitlines():
         if line.startswith("# "):
             return line[2:].strip()
@@ -59,4 +60,4 @@ def render_prompt(case: CaseVersion, variant: Variant, *, workspace: str = WORKS
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SeedError(f"{path}: cannot read the prompt template: {exc}") from exc
-    return render_template(text, str(path), prompt_context(case, variant, workspace))
+    return render_template(text, display_path(path), prompt_context(case, variant, workspace))

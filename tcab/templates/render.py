@@ -42,7 +42,12 @@ def _not(this: Any, a: Any) -> bool:
     return not a
 
 
-HELPERS = {"eq": _eq, "ne": _ne, "and": _and, "or": _or, "not": _not}
+def _unless(this: Any, options: Any, value: Any) -> Any:
+    # pybars' own ``unless`` ignores ``{{else}}``.
+    return options["inverse"](this) if value else options["fn"](this)
+
+
+HELPERS = {"eq": _eq, "ne": _ne, "and": _and, "or": _or, "not": _not, "unless": _unless}
 
 
 class _RawCompiler(pybars.Compiler):

@@ -1,0 +1,108 @@
+"""The `tcab catalog`, `seed` and `prompt` commands, run as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests/fixtures/catalogs"
+SAMPLE = REPO / "test-cases/end-to-end/easy/lights-out/v1.0.0"
+
+
+def tcab(*args: str, catalog: Path | None = None, tmp: Path | None = None,
+         cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if catalog is not None:
+        env["TCAB_CATALOG"] = str(catalog)
+    if tmp is not None:
+        env["TCAB_TMP"] = str(tmp)
+    return subprocess.run([sys.executable, "-m", "tcab", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_catalog_lists_json_and_hides_experimental():
+    out = tcab("catalog", "--json", catalog=FIXTURES / "good")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert [(r["slug"], r["version"]) for r in rows] == [("mini-duel", "v1.9.0")]
+    assert rows[0]["variants"] == ["base", "big"] and len(rows[0]["digest"]) == 64
+    every = json.loads(tcab("catalog", "--json", "--experimental", catalog=FIXTURES / "good").stdout)
+    assert {(r["slug"], r["version"]) for r in every} == {("mini-duel", "v1.10.0"), ("hidden-lab", "v1.0.0")}
+
+
+def test_catalog_table():
+    out = tcab("catalog", catalog=FIXTURES / "good")
+    assert out.returncode == 0 and "mini-duel" in out.stdout and "hidden-lab" not in out.stdout
+
+
+def test_validate_broken_catalog_reports_all_without_traceback():
+    out = tcab("catalog", "validate", str(FIXTURES / "broken"))
+    assert out.returncode == 1
+    assert "Traceback" not in out.stderr + out.stdout
+    assert '[sandbox].fuel_per_tick: expected a positive integer, got "lots"' in out.stderr
+    assert "unknown variable 'workspce'" in out.stderr
+    assert "sources collide" in out.stderr
+    assert len([line for line in out.stderr.splitlines() if "test-case.toml" in line]) >= 20
+
+
+def test_validate_json_and_a_single_version_folder():
+    ok = tcab("catalog", "validate", str(SAMPLE))
+    assert ok.returncode == 0 and ok.stdout.startswith("ok: 1 case version(s), 2 variant(s)")
+    bad = tcab("catalog", "validate", "--json",
+               str(FIXTURES / "broken/adversarial/hard/adv-bad-fuel/v1.0.0"))
+    assert bad.returncode == 1
+    [problem] = json.loads(bad.stdout)
+    assert problem["key"] == "[sandbox].fuel_per_tick" and problem["line"] == 21
+
+
+def test_seed_default_location_then_reseed(tmp_path):
+    first = tcab("seed", "lights-out", "--variant", "torus", "--json", catalog=REPO / "test-cases",
+                 tmp=tmp_path)
+    assert first.returncode == 0, first.stderr
+    result = json.loads(first.stdout)
+    assert result["path"] == str(tmp_path / "seeds/lights-out-v1.0.0-torus")
+    assert "specs/torus.md" in result["files"]
+    again = tcab("seed", "lights-out", "--variant", "torus", "--json", catalog=REPO / "test-cases",
+                 tmp=tmp_path)
+    assert json.loads(again.stdout)["commit"] == result["commit"]
+
+
+def test_seed_explicit_out_and_errors(tmp_path):
+    out = tmp_path / "here"
+    ok = tcab("seed", "lights-out@v1.0.0", "--out", str(out), catalog=REPO / "test-cases")
+    assert ok.returncode == 0 and (out / ".git").is_dir()
+    exists = tcab("seed", "lights-out", "--out", str(out), catalog=REPO / "test-cases")
+    assert exists.returncode == 2 and "already exists" in exists.stderr
+    for args, fragment in [
+        (("seed", "nope"), 'no test case "nope"'),
+        (("seed", "lights-out", "--variant", "huge"), "unknown variant 'huge'; known: classic, torus"),
+        (("seed", "lights-out", "--version", "v9.0.0"), "known: v1.0.0"),
+        (("prompt", "nope"), 'no test case "nope"'),
+    ]:
+        res = tcab(*args, catalog=REPO / "test-cases", tmp=tmp_path)
+        assert res.returncode == 2, (args, res.stderr)
+        assert fragment in res.stderr and "Traceback" not in res.stderr
+
+
+def test_seed_with_a_broken_template_exits_2_and_leaves_nothing(tmp_path):
+    catalog = FIXTURES / "broken"
+    res = tcab("seed", "spec-template-unknown-var", "--out", str(tmp_path / "s"), catalog=catalog)
+    assert res.returncode == 2 and "unknown variable 'variant.params.size'" in res.stderr
+    assert "Traceback" not in res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_prompt_prints_the_rendered_prompt():
+    res = tcab("prompt", "lights-out", "--variant", "torus", catalog=REPO / "test-cases")
+    assert res.returncode == 0
+    assert "- `/work/specs/torus.md` (Torus edges)" in res.stdout
+
+
+def test_help_explains_with_examples():
+    for command in (("catalog",), ("catalog", "validate"), ("seed",), ("prompt",)):
+        res = tcab(*command, "--help")
+        assert res.returncode == 0 and "Example" in res.stdout, command
