@@ -55,7 +55,17 @@ SCHEMA = sy.Map(
         sy.Optional("runtime"): sy.Map(
             {
                 sy.Optional("backend", default="docker"): sy.Str(),
-                sy.Optional("settings"): sy.MapPattern(sy.Str(), sy.Str()),
+                sy.Optional("settings"): sy.Map(
+                    {
+                        # The runtime client's engine socket (default: DOCKER_HOST).
+                        sy.Optional("base_url"): sy.Str(),
+                        # Run limits; max_runtime_s defaults to the case's max_runtime_hours.
+                        sy.Optional("idle_timeout_s"): sy.Int(),
+                        sy.Optional("max_runtime_s"): sy.Int(),
+                        # Host environment variables passed into sessions as secrets.
+                        sy.Optional("secrets"): sy.CommaSeparated(sy.Str()),
+                    }
+                ),
             }
         ),
         sy.Optional("parallelism", default=1): sy.Int(),
@@ -170,6 +180,18 @@ def _tournament(path: Path, node: sy.YAML) -> TournamentPlan:
     )
 
 
+def _settings(path: Path, node: sy.YAML | None) -> tuple[tuple[str, str], ...]:
+    if node is None:
+        return ()
+    out = []
+    for key, value in node.data.items():
+        if isinstance(value, int) and value < 1:
+            raise _fail(path, node[key], key, f"expected a positive integer, got {value}")
+        text = ",".join(v.strip() for v in value) if isinstance(value, list) else str(value)
+        out.append((key, text))
+    return tuple(sorted(out))
+
+
 def parse_plan(text: str, path: Path | str) -> Plan:
     """Parse plan ``text`` (read from ``path``, used in messages).
 
@@ -194,7 +216,7 @@ def parse_plan(text: str, path: Path | str) -> Plan:
         name=doc["name"].data,
         runtime=RuntimeSpec(
             backend=runtime["backend"].data if runtime is not None else "docker",
-            settings=tuple(sorted(settings.data.items())) if settings is not None else (),
+            settings=_settings(path, settings),
         ),
         parallelism=_positive(path, doc["parallelism"], "parallelism"),
         matrices=tuple(_matrix(path, m) for m in _items(doc, "runs")),

@@ -92,6 +92,7 @@ def task_build(ctx: SweepContext) -> Iterator[dict]:
             "basename": "build", "name": spec.name,
             "actions": [(do_run_build, (ctx, spec))],
             "task_dep": [run_task_name(spec)],
+            "clean": True,
             "targets": [ctx.rel(record)],
             "uptodate": [KeyCheck(record, lambda s=spec: run_build_inputs(ctx, s), ctx.cache)],
             "doc": f"module of run {spec.name}",
@@ -107,7 +108,8 @@ def task_build(ctx: SweepContext) -> Iterator[dict]:
             yield {
                 "basename": "build", "name": name,
                 "actions": [(do_baseline_build, (ctx, t.case, t.version, p.baseline))],
-                "targets": [ctx.rel(record)],
+                "clean": True,
+            "targets": [ctx.rel(record)],
                 "uptodate": [KeyCheck(record, lambda a=(t.case, t.version, p.baseline): baseline_build_inputs(ctx, *a), ctx.cache)],
                 "doc": f"baseline {p.baseline} of {t.case} {t.version}",
             }
@@ -173,6 +175,7 @@ def task_entrants(ctx: SweepContext) -> Iterator[dict]:
             "basename": "entrants", "name": t.name,
             "actions": [(write_entrants, (ctx, t))],
             "task_dep": [f"build:{_module_name(t, p)}" for p in t.participants],
+            "clean": True,
             "targets": [ctx.rel(record)],
             "uptodate": [KeyCheck(record, lambda x=t: entrants_inputs(ctx, x), ctx.cache)],
             "doc": f"field of tournament {t.name}",
@@ -188,6 +191,7 @@ def task_tournament(ctx: SweepContext) -> Iterator[dict]:
             "basename": "tournament", "name": t.name,
             "actions": [(play_tournament, (ctx, t))],
             "task_dep": [f"entrants:{t.name}"],
+            "clean": True,
             "targets": [ctx.rel(record)],
             "uptodate": [KeyCheck(record, lambda x=t: tournament_inputs(ctx, x), ctx.cache)],
             "doc": f"{t.name}: {len(t.participants)} participants on {t.case_path}, {t.rounds} rounds",

@@ -15,7 +15,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tcab.errors import HarnessError, TcabError
 from tcab.plan import RuntimeSpec
 from tcab.settings import Settings
 from tcab.tasks.executors import (
@@ -56,12 +55,27 @@ def harness_info(slug: str, settings: Settings) -> HarnessInfo:
 
 
 def run(request: RunRequest) -> RunOutcome:
-    """One run through the run lifecycle (tcab.runs)."""
-    try:
-        from tcab.runs import execute_run  # noqa: F401  (the lifecycle's entry point)
-    except ImportError as exc:
-        raise TcabError("the run lifecycle (tcab.runs.execute_run) is not available") from exc
-    raise HarnessError("run lifecycle wiring pending")
+    """One run through the run lifecycle (tcab.runs.execute_run) on the seeded repository
+    the ``seed`` task built. Ctrl-C is recorded as ``canceled`` by the lifecycle, which
+    removes its container, and re-raised."""
+    from tcab.harnesses.definition import load_harness
+    from tcab.runs import RunOptions, execute_run
+
+    spec, settings = request.spec, request.settings
+    conf = request.runtime.as_dict()
+    options = RunOptions(
+        model=spec.model,
+        runtime=_runtime(request.runtime),
+        seed_dir=request.seed_dir,
+        plan_digest=spec.entry_digest,
+        secrets=tuple(s for s in conf.get("secrets", "").split(",") if s),
+        **({"idle_timeout_s": float(conf["idle_timeout_s"])} if "idle_timeout_s" in conf else {}),
+        **({"max_runtime_s": float(conf["max_runtime_s"])} if "max_runtime_s" in conf else {}),
+    )
+    case = request.case
+    record = execute_run(settings, case, case.variant(spec.variant),
+                         load_harness(settings.harnesses_dir, spec.harness), options)
+    return RunOutcome(record.id, record.status, Path(record.run_dir), record.artifact_digest, record.status_detail)
 
 
 def _record_build(settings: Settings, record) -> None:

@@ -74,7 +74,8 @@ def task_manifest(ctx: SweepContext) -> Iterator[dict]:
         "actions": [(write_manifest, (ctx,))],
         # The groups, not each sub-task: one dependency edge per kind.
         "task_dep": ["run", "build", "tournament"],
-        "targets": [ctx.rel(ctx.manifest)],
+        "clean": True,
+            "targets": [ctx.rel(ctx.manifest)],
         "uptodate": [KeyCheck(ctx.manifest, lambda: manifest_inputs(ctx), ctx.cache)],
         "doc": task_manifest.__doc__,
     }
@@ -89,7 +90,8 @@ def task_report(ctx: SweepContext) -> Iterator[dict]:
         "basename": "report",
         "actions": [(write_report, (ctx,))],
         "task_dep": ["manifest"],
-        "targets": [ctx.rel(record)],
+        "clean": True,
+            "targets": [ctx.rel(record)],
         "uptodate": [KeyCheck(record, lambda: report_inputs(ctx), ctx.cache)],
         "doc": task_report.__doc__,
     }

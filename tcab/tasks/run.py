@@ -102,6 +102,7 @@ def task_runs(ctx: SweepContext) -> Iterator[dict]:
                 seed_task_name(spec.case, spec.version, spec.variant),
                 prompt_task_name(spec.case, spec.version, spec.variant),
             ],
+            "clean": True,
             "targets": [ctx.rel(record)],
             "uptodate": [KeyCheck(record, lambda s=spec: run_inputs(ctx, s), ctx.cache)],
             "doc": f"{spec.harness}{'' if spec.model is None else ' ' + spec.model} on "

@@ -99,7 +99,7 @@ CHANGES = {
     # The plan: runtime settings are part of every run's plan entry.
     "plan: runtime settings": (
         lambda p: p.path("benchmark.yaml").write_text(
-            "runtime:\n  settings:\n    idle_timeout: '60'\n" + p.path("benchmark.yaml").read_text()),
+            "runtime:\n  settings:\n    idle_timeout_s: 60\n" + p.path("benchmark.yaml").read_text()),
         {t for t in ALL_TASKS if t.startswith(("run:", "build:duel/v1.0.0/base/"))} | CUP | TAIL,
     ),
 }
