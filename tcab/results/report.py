@@ -203,39 +203,45 @@ def _where(filters: Filters, alias: str, *, variant: bool = True, harness: str |
 
 def _run_summaries(conn: sqlite3.Connection, filters: Filters):
     where, params = _where(filters, "r", harness="r.harness")
-    outcome_sums = ", ".join(f"sum(r.status = '{s}')" for s in RUN_STATUSES)
+    # Grouping by status as well keeps this a scan of the covering index
+    # idx_runs_report (no table lookups); the pivot happens here.
     rows = conn.execute(
-        f"""SELECT r.case_slug, r.case_version, r.variant, r.harness, r.model, count(*),
-                   {outcome_sums},
+        f"""SELECT r.case_slug, r.case_version, r.variant, r.harness, r.model, r.status, count(*),
                    total(r.tokens_input), total(r.tokens_output),
                    total(r.tokens_cache_read), total(r.tokens_cache_write),
-                   avg(r.duration_s), total(r.duration_s)
+                   total(r.duration_s), count(r.duration_s)
             FROM runs r{where}
-            GROUP BY r.case_slug, r.case_version, r.variant, r.harness, r.model
-            ORDER BY r.case_slug, r.case_version, r.variant, r.harness, r.model""",
+            GROUP BY r.case_slug, r.case_version, r.variant, r.harness, r.model, r.status""",
         params,
     ).fetchall()
+    sums: dict[tuple, list] = {}
+    for row in rows:
+        acc = sums.setdefault(tuple(row[:5]), [dict.fromkeys(RUN_STATUSES, 0), 0, 0, 0, 0, 0, 0])
+        acc[0][row[5]] = row[6]
+        for i in range(6):
+            acc[1 + i] += row[7 + i]
     where_b, params_b = _where(filters, "r", harness="r.harness")
+    # CROSS JOIN keeps builds as the outer loop: one run lookup per build
+    # instead of one build lookup per run (builds are far fewer than runs).
     builds = {
         tuple(row[:5]): (row[5], row[6])
         for row in conn.execute(
             f"""SELECT r.case_slug, r.case_version, r.variant, r.harness, r.model,
                        total(b.status = 'ok'), count(*)
-                FROM builds b JOIN runs r ON r.id = b.source{where_b}
+                FROM builds b CROSS JOIN runs r ON r.id = b.source{where_b}
                 GROUP BY r.case_slug, r.case_version, r.variant, r.harness, r.model""",
             params_b,
         )
     }
-    n = len(RUN_STATUSES)
-    for row in rows:
-        ok, total = builds.get(tuple(row[:5]), (0, 0))
-        yield tuple(row[:3]), RunSummary(
-            harness=row[3], model=row[4], runs=row[5],
-            outcomes=dict(zip(RUN_STATUSES, row[6:6 + n], strict=True)),
+    for key in sorted(sums, key=lambda k: tuple("" if v is None else v for v in k)):
+        outcomes, t_in, t_out, t_read, t_write, seconds, timed = sums[key]
+        ok, total = builds.get(key, (0, 0))
+        yield key[:3], RunSummary(
+            harness=key[3], model=key[4], runs=sum(outcomes.values()), outcomes=outcomes,
             builds_ok=int(ok), builds=total,
-            tokens_input=int(row[6 + n]), tokens_output=int(row[7 + n]),
-            tokens_cache_read=int(row[8 + n]), tokens_cache_write=int(row[9 + n]),
-            mean_duration_s=row[10 + n], total_duration_s=row[11 + n],
+            tokens_input=int(t_in), tokens_output=int(t_out),
+            tokens_cache_read=int(t_read), tokens_cache_write=int(t_write),
+            mean_duration_s=seconds / timed if timed else None, total_duration_s=seconds,
         )
 
 
@@ -252,13 +258,13 @@ def _baselines(conn: sqlite3.Connection, filters: Filters) -> dict[tuple[str, st
 
 
 def _players(conn: sqlite3.Connection, filters: Filters):
-    where, params = _where(filters, "m")
+    # player_totals is kept by triggers on match_seats (see schema.py), so this
+    # reads one row per participant instead of joining every seat with its match.
+    where, params = _where(filters, "p")
     rows = conn.execute(
-        f"""SELECT m.case_slug, m.case_version, m.variant, coalesce(s.label, s.module_sha256),
-                   count(*), sum(s.outcome = 'win'), sum(s.outcome = 'draw'),
-                   sum(s.outcome = 'loss'), sum(s.outcome = 'forfeit')
-            FROM matches m JOIN match_seats s ON s.match_key = m.key{where}
-            GROUP BY 1, 2, 3, 4""",
+        f"""SELECT p.case_slug, p.case_version, p.variant, p.label, p.matches, p.wins, p.draws,
+                   p.losses, p.forfeits
+            FROM player_totals p{where}""",
         params,
     ).fetchall()
     rows.sort(key=lambda r: (r[0], r[1], r[2], -r[5] / r[4], r[3]))

@@ -172,9 +172,92 @@ _REPORT_INDEXES = (
     "CREATE INDEX idx_tournament_matches_match ON tournament_matches (match_key)",
 )
 
+# The report must stay fast on 100,000s of rows. Run outcomes come from one
+# covering index scan; per-participant match records would need a join of
+# every seat with its match, so they are kept as running totals, maintained by
+# triggers inside the same transaction as the rows they count.
+_SEAT_GROUP = "FROM matches m WHERE m.key = {row}.match_key"
+_PLAYER_ADD = f"""
+        INSERT INTO player_totals (case_slug, case_version, variant, label, matches, wins,
+                                   draws, losses, forfeits)
+        SELECT m.case_slug, m.case_version, m.variant, coalesce(NEW.label, NEW.module_sha256), 1,
+               NEW.outcome = 'win', NEW.outcome = 'draw', NEW.outcome = 'loss',
+               NEW.outcome = 'forfeit'
+        {_SEAT_GROUP.format(row="NEW")}
+        ON CONFLICT (case_slug, case_version, variant, label) DO UPDATE SET
+            matches = matches + 1, wins = wins + excluded.wins, draws = draws + excluded.draws,
+            losses = losses + excluded.losses, forfeits = forfeits + excluded.forfeits;"""
+_PLAYER_SUB = f"""
+        UPDATE player_totals SET matches = matches - 1, wins = wins - (OLD.outcome = 'win'),
+            draws = draws - (OLD.outcome = 'draw'), losses = losses - (OLD.outcome = 'loss'),
+            forfeits = forfeits - (OLD.outcome = 'forfeit')
+        WHERE (case_slug, case_version, variant) = (SELECT m.case_slug, m.case_version, m.variant
+                                                    {_SEAT_GROUP.format(row="OLD")})
+          AND label = coalesce(OLD.label, OLD.module_sha256);
+        DELETE FROM player_totals WHERE matches <= 0;"""
+_REPORT_TOTALS = (
+    "DROP INDEX idx_runs_group",
+    "CREATE INDEX idx_runs_report ON runs (case_slug, case_version, variant, harness, model, "
+    "status, tokens_input, tokens_output, tokens_cache_read, tokens_cache_write, duration_s)",
+    """
+    CREATE TABLE player_totals (
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        label TEXT NOT NULL,
+        matches INTEGER NOT NULL,
+        wins INTEGER NOT NULL,
+        draws INTEGER NOT NULL,
+        losses INTEGER NOT NULL,
+        forfeits INTEGER NOT NULL,
+        PRIMARY KEY (case_slug, case_version, variant, label)
+    )""",
+    f"CREATE TRIGGER match_seats_ai AFTER INSERT ON match_seats BEGIN {_PLAYER_ADD} END",
+    f"CREATE TRIGGER match_seats_ad AFTER DELETE ON match_seats BEGIN {_PLAYER_SUB} END",
+    f"CREATE TRIGGER match_seats_au AFTER UPDATE ON match_seats BEGIN {_PLAYER_SUB} {_PLAYER_ADD} END",
+    # A deleted match would cascade to its seats after the match row is gone,
+    # when the seat triggers can no longer find its group: delete seats first.
+    "CREATE TRIGGER matches_bd BEFORE DELETE ON matches BEGIN "
+    "DELETE FROM match_seats WHERE match_key = OLD.key; END",
+    # A match whose case or variant is edited in place moves its seats' totals.
+    """CREATE TRIGGER matches_au AFTER UPDATE OF case_slug, case_version, variant ON matches
+    WHEN (OLD.case_slug, OLD.case_version, OLD.variant) IS NOT (NEW.case_slug, NEW.case_version,
+                                                                NEW.variant)
+    BEGIN
+        UPDATE player_totals SET matches = matches - x.n, wins = wins - x.w,
+            draws = draws - x.d, losses = losses - x.l, forfeits = forfeits - x.f
+        FROM (SELECT coalesce(label, module_sha256) AS who, count(*) AS n,
+                     sum(outcome = 'win') AS w, sum(outcome = 'draw') AS d,
+                     sum(outcome = 'loss') AS l, sum(outcome = 'forfeit') AS f
+              FROM match_seats WHERE match_key = NEW.key GROUP BY 1) AS x
+        WHERE player_totals.case_slug = OLD.case_slug
+          AND player_totals.case_version = OLD.case_version
+          AND player_totals.variant = OLD.variant AND player_totals.label = x.who;
+        INSERT INTO player_totals (case_slug, case_version, variant, label, matches, wins,
+                                   draws, losses, forfeits)
+        SELECT NEW.case_slug, NEW.case_version, NEW.variant, coalesce(label, module_sha256),
+               count(*), sum(outcome = 'win'), sum(outcome = 'draw'), sum(outcome = 'loss'),
+               sum(outcome = 'forfeit')
+        FROM match_seats WHERE match_key = NEW.key GROUP BY 4
+        ON CONFLICT (case_slug, case_version, variant, label) DO UPDATE SET
+            matches = matches + excluded.matches, wins = wins + excluded.wins,
+            draws = draws + excluded.draws, losses = losses + excluded.losses,
+            forfeits = forfeits + excluded.forfeits;
+        DELETE FROM player_totals WHERE matches <= 0;
+    END""",
+    """
+    INSERT INTO player_totals
+    SELECT m.case_slug, m.case_version, m.variant, coalesce(s.label, s.module_sha256), count(*),
+           sum(s.outcome = 'win'), sum(s.outcome = 'draw'), sum(s.outcome = 'loss'),
+           sum(s.outcome = 'forfeit')
+    FROM match_seats s JOIN matches m ON m.key = s.match_key
+    GROUP BY 1, 2, 3, 4""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
+    Migration("0003_report_totals", _REPORT_TOTALS),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
