@@ -96,7 +96,8 @@ class Game:
     """The case's own rules module, its default parameters and baseline bots."""
 
     module: str
-    params: Mapping[str, Any] = field(default_factory=dict)
+    # Tables are not hashable: leave them out of the hash (equality still compares them).
+    params: Mapping[str, Any] = field(default_factory=dict, hash=False)
     baselines: str | None = None
 
 
@@ -111,7 +112,7 @@ class Variant:
     spec: tuple[SpecFile, ...] = ()
     workspace: str | None = None
     solution: str | None = None
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True, slots=True)

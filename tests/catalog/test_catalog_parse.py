@@ -108,3 +108,8 @@ def test_version_key_orders_numerically():
 def test_missing_catalog_folder_is_an_error(tmp_path):
     with pytest.raises(CatalogError, match="catalog folder not found"):
         load_catalog(tmp_path / "nowhere")
+
+
+def test_cases_are_hashable_so_they_can_key_caches():
+    catalog = load_catalog(GOOD)
+    assert len({*catalog.versions, *catalog.versions}) == len(catalog.versions)
