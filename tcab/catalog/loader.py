@@ -135,27 +135,31 @@ def scan_catalog(root: Path | str) -> tuple[Catalog, list[Problem]]:
                     problems.extend(found_problems)
                     if case is None:
                         continue
-                    _cross_check(case, cdir, slugs, owner, problems)
-                    found.append(case)
+                    if _cross_check(case, cdir, slugs, owner, problems):
+                        found.append(case)
     return Catalog(root, tuple(found)), problems
 
 
 def _cross_check(
     case: CaseVersion, cdir: Path, slugs: dict[str, str], owner: dict[str, Path],
     problems: list[Problem],
-) -> None:
-    """A slug stays the same across versions and belongs to one case folder."""
+) -> bool:
+    """A slug stays the same across versions and belongs to one case folder;
+    record a problem and return False when it does not."""
     where = display_path(case.manifest)
     if slugs and case.slug not in slugs:
         first_slug, first_version = next(iter(slugs.items()))
         problems.append(Problem(where, f"is {show(case.slug)} but {first_version} of this case "
                                 f"says {show(first_slug)}; a slug is the same across versions",
                                 key="slug"))
+        return False
     slugs.setdefault(case.slug, case.version)
     other = owner.setdefault(case.slug, cdir)
     if other != cdir:
         problems.append(Problem(where, f"{show(case.slug)} is also the slug of "
                                 f"{display_path(other)}", key="slug"))
+        return False
+    return True
 
 
 def load_catalog(root: Path | str) -> Catalog:

@@ -47,6 +47,7 @@ EXPECTED: dict[str, tuple[str, str | None, str]] = {
     f"{E2E}/empty-manifest": ("test-case.toml", None, "empty file"),
     f"{E2E}/binary-garbage": ("test-case.toml", None, "not a TOML file"),
     f"{E2E}/slug-differs": ("v1.1.0/test-case.toml", "slug", "a slug is the same across versions"),
+    "end-to-end/medium/slug-taken": ("test-case.toml", "slug", 'is also the slug of'),
     f"{E2E}/bad-version-folder": ("version-1", None, "must be named vX.Y.Z"),
     "unit": ("unit", None, "unknown test type folder"),
     f"{ADV}/adv-bad-fuel": ("test-case.toml", "[sandbox].fuel_per_tick", 'expected a positive integer, got "lots"'),
