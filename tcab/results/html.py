@@ -55,6 +55,8 @@ def write_html(report: Report, conn: sqlite3.Connection, out_dir: Path | str,
             + "\n".join(body) + "</body></html>\n")
     path = out_dir / "index.html"
     write_text(path, page)
+    # The atomic write's temp file is private (0600); a report is meant to be served and shared.
+    path.chmod(0o644)
     return path
 
 
