@@ -100,14 +100,16 @@ class DockerRuntime:
             except docker.errors.ImageNotFound:
                 if not pull:
                     raise ImageNotFound(f"image {ref} is not present locally (pulling disabled)") from None
+                hint = f"image {ref} is not present locally and could not be pulled"
                 try:
-                    self.api.pull(ref)
+                    # Podman reports a failed pull inside the stream, not as an HTTP error.
+                    said = self.api.pull(ref)
+                    info = self.api.inspect_image(ref)
                 except docker.errors.APIError as exc:
-                    raise ImageNotFound(
-                        f"image {ref} is not present locally and could not be pulled: "
-                        f"{exc.explanation or exc}; build it with `make images`"
-                    ) from exc
-                info = self.api.inspect_image(ref)
+                    raise ImageNotFound(f"{hint}: {exc.explanation or exc}; build it with `make images`") from exc
+                except Exception as exc:
+                    raise _backend_error(exc, f"pull {ref}") from exc
+                del said
                 pulled = True
         except RuntimeBackendError:
             raise
