@@ -96,7 +96,8 @@ def _print_match(spec, summary: dict) -> None:
              f"{result['reason']} after {result['ticks']} ticks" + (" (cached)" if summary.get("cached") else ""))
     table = Table(title=title)
     for col in ("seat", "module", "outcome", "score", "forfeit", "fuel total", "fuel peak/tick"):
-        table.add_column(col, justify="right" if col.startswith(("seat", "score", "fuel")) else "left")
+        table.add_column(col, justify="right" if col.startswith(("seat", "score", "fuel")) else "left",
+                         no_wrap=col != "forfeit", overflow="fold")
     for row, fuel in zip(result["seats"], summary["fuel"], strict=True):
         f = row.get("forfeit")
         table.add_row(str(row["seat"]), summary["labels"][row["seat"]], row["outcome"], str(row["score"]),
@@ -202,7 +203,7 @@ def _print_standings(spec, tid: str, result) -> None:
     table = Table(title=f"{spec.case}@{spec.version} variant {spec.variant}, {result.structure}, "
                         f"{result.rounds} round(s), seed {result.seed} — {tid}")
     for col in ("#", "controller", "P", "W", "D", "L", "forfeits", "rating", "95% CI"):
-        table.add_column(col, justify="left" if col == "controller" else "right")
+        table.add_column(col, justify="left" if col == "controller" else "right", no_wrap=True)
     for i, s in enumerate(result.standings, start=1):
         label = result.contestants[s.player].label
         if result.champion == s.player:
