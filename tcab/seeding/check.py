@@ -2,11 +2,31 @@
 
 from __future__ import annotations
 
-from tcab.catalog import CaseVersion
+import re
+
+from tcab.catalog import CaseVersion, Variant
 from tcab.catalog.toml import display_path
 from tcab.errors import Problem, SeedError, TemplateError
 from tcab.seeding.plan import plan_seed
 from tcab.seeding.prompt import render_prompt
+
+# How tcab.templates words an error: "<template>[:<line>]: <what>", one per line.
+_TEMPLATE_LINE = re.compile(r"^(?P<path>\S+?\.hbs)(?::(?P<line>\d+))?: (?P<message>.*)$")
+
+
+def _problems(case: CaseVersion, variant: Variant, exc: Exception) -> list[Problem]:
+    where = display_path(case.root / variant.file)
+    if isinstance(exc, TemplateError):
+        found = []
+        for text in str(exc).splitlines():
+            m = _TEMPLATE_LINE.match(text)
+            if m is None:
+                found.append(Problem(where, f"variant {variant.slug}: {text}"))
+                continue
+            line = int(m["line"]) if m["line"] else None
+            found.append(Problem(m["path"], m["message"], line=line))
+        return found
+    return [Problem(where, f"variant {variant.slug}: {exc}")]
 
 
 def check_case(case: CaseVersion) -> list[Problem]:
@@ -14,22 +34,16 @@ def check_case(case: CaseVersion) -> list[Problem]:
 
     Returns the problems (template syntax errors, unknown template variables,
     seed collisions, symlinks leading out of a folder); never raises for them.
+    A problem in a file every variant uses is reported once.
     """
     problems: list[Problem] = []
-    seen: set[str] = set()
     for variant in case.variants:
-        where = display_path(case.root / variant.file)
-        for step in (plan_seed, render_prompt):
+        for step in ("seed", "prompt"):
             try:
-                if step is plan_seed:
+                if step == "seed":
                     plan_seed(case, variant, check_only=True)
                 else:
                     render_prompt(case, variant)
             except (TemplateError, SeedError) as exc:
-                text = str(exc)
-                # A common template error repeats for each variant: report it once.
-                if text in seen:
-                    continue
-                seen.add(text)
-                problems.append(Problem(where, f"variant {variant.slug}: {text}"))
+                problems.extend(p for p in _problems(case, variant, exc) if p not in problems)
     return problems

@@ -151,7 +151,7 @@ def test_deep_check_finds_template_and_seed_problems(scanned, folder):
     case = catalog.resolve(slug)
     problems = check_case(case)
     where, fragment = EXPECTED_DEEP[folder]
-    assert any(where in p.message and fragment in p.message for p in problems), problems
+    assert any(where in str(p) and fragment in p.message for p in problems), problems
 
 
 def test_control_case_has_no_deep_problem(scanned):
