@@ -156,7 +156,7 @@ def _origin(s, linker: _Linker) -> str:
     if s.source is None:
         return "—"
     if s.harness:
-        return escape(s.harness + (f" / {s.model}" if s.model else ""))
+        return _link(linker.href(s.run_dir), s.harness + (f" / {s.model}" if s.model else ""))
     return escape(s.source)
 
 

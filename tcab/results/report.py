@@ -82,6 +82,7 @@ class Standing:
     source: str | None  # the build source: a run id or baseline:<case>@<version>/<name>
     harness: str | None
     model: str | None
+    run_dir: str | None  # the run folder, when the module came from a run
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,7 +291,8 @@ def _tournaments(conn: sqlite3.Connection, filters: Filters):
             Standing(*r)
             for r in conn.execute(
                 """SELECT g.rank, g.label, g.module_sha256, g.rating, g.ci_low, g.ci_high,
-                          g.wins, g.draws, g.losses, g.forfeits, b.source, r.harness, r.model
+                          g.wins, g.draws, g.losses, g.forfeits, b.source, r.harness, r.model,
+                          r.run_dir
                    FROM ratings g
                    LEFT JOIN builds b ON b.source = (
                        SELECT source FROM builds WHERE module_sha256 = g.module_sha256

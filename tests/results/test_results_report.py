@@ -202,6 +202,8 @@ def test_html_report_has_charts_and_working_links(filled, tmp_path):
     hrefs = re.findall(r'href="([^"#]+)"', page)
     assert any(h.endswith("runs/run0") for h in hrefs)
     assert any(h.endswith("matches/0.jsonl") for h in hrefs)
+    # A standing traces its module to the run that produced it, linked to the run folder.
+    assert re.search(r'href="[^"]*runs/run0">reference</a>', page)
     for href in hrefs:
         assert (out / href).exists(), href  # relative links resolve from the page
     assert "<script" not in page and "http" not in page.replace("http://www.w3.org/2000/svg", "")
