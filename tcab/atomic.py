@@ -16,12 +16,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 
-def write_bytes(path: Path | str, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file, fsync, rename)."""
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_bytes(path: Path | str, data: bytes, *, mode: int = 0o666) -> None:
+    """Write ``data`` to ``path`` atomically (temp file, fsync, rename).
+
+    The file gets ``mode`` less the umask, as ``open`` would give it; the
+    private mode of the temporary file does not leak into the target.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, mode & ~_umask())
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -33,9 +44,9 @@ def write_bytes(path: Path | str, data: bytes) -> None:
         raise
 
 
-def write_text(path: Path | str, text: str) -> None:
+def write_text(path: Path | str, text: str, *, mode: int = 0o666) -> None:
     """Write UTF-8 ``text`` to ``path`` atomically."""
-    write_bytes(path, text.encode("utf-8"))
+    write_bytes(path, text.encode("utf-8"), mode=mode)
 
 
 @contextlib.contextmanager
