@@ -104,3 +104,13 @@ def run_job(job: MatchJob) -> dict:
     }
     write_bytes(job.summary_path, orjson.dumps(summary, option=orjson.OPT_SORT_KEYS))
     return {**summary, "cached": False}
+
+
+def make_job(spec: GameSpec, seated: list, seed: int, results_dir: Path, modules_dir: Path | None,
+             players: tuple[int, ...] = (), round_no: int = 1, tag: str = "") -> MatchJob:
+    """The job of ``seated`` contestants (objects with label, path, sha256),
+    in seat order, on ``spec`` with ``seed``."""
+    shas = [c.sha256 for c in seated]
+    return MatchJob(spec, tuple(c.label for c in seated), tuple(str(c.path) for c in seated),
+                    tuple(shas), seed, match_key(spec, seed, shas), Path(results_dir), modules_dir,
+                    tuple(players) or tuple(range(len(seated))), round_no, tag)

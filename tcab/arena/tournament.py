@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcab.arena.game import GameSpec
-from tcab.arena.jobs import MatchJob, cached_summary, match_key, run_job
+from tcab.arena.jobs import MatchJob, cached_summary, make_job, run_job
 from tcab.arena.rating import Standing, standings
 from tcab.errors import ArenaError
 
@@ -67,7 +67,8 @@ def run_tournament(spec: GameSpec, contestants: list[Contestant], *, seed: int, 
     """Play the whole tournament and rank the field.
 
     ``on_match(summary, done, total)`` is called in this process after each
-    match (total is known per bracket round). Raises ``ArenaError`` for an
+    match, and with ``summary`` None when a batch starts (a round-robin is
+    one batch, a bracket one per bracket round). Raises ``ArenaError`` for an
     unknown structure, too few contestants or a bracket over a game that is
     not two-seat.
     """
@@ -176,15 +177,14 @@ class _Runner:
         self.played = 0
 
     def job(self, seats, seed: int, round_no: int, tag: str) -> MatchJob:
-        cs = [self.contestants[i] for i in seats]
-        shas = [c.sha256 for c in cs]
-        return MatchJob(self.spec, tuple(c.label for c in cs), tuple(str(c.path) for c in cs),
-                        tuple(shas), seed, match_key(self.spec, seed, shas), self.results_dir,
+        return make_job(self.spec, [self.contestants[i] for i in seats], seed, self.results_dir,
                         self.modules_dir, tuple(seats), round_no, tag)
 
     def run(self, batch: list[MatchJob]) -> list[dict]:
         out: list[dict | None] = [None] * len(batch)
         total = len(batch)
+        if self.on_match is not None:
+            self.on_match(None, 0, total)  # the size of the batch, before any match ends
         pending = {}
         for i, job in enumerate(batch):
             found = cached_summary(job)

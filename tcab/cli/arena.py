@@ -59,10 +59,9 @@ def match(settings: Settings, case, modules, variant, seed, replay_out, as_json)
     Example:
       tcab match capture baseline:rush baseline:guard --seed 7 --replay m.json.gz
     """
-    from tcab.arena.jobs import run_job
+    from tcab.arena.jobs import make_job, run_job
     from tcab.arena.resolve import resolve_case, resolve_module, unique_labels
     from tcab.arena.store import record_summary
-    from tcab.arena.tournament import _Runner
 
     case_v, _, spec = resolve_case(settings, case, variant)
     builds: list = []
@@ -70,8 +69,7 @@ def match(settings: Settings, case, modules, variant, seed, replay_out, as_json)
     if len(contestants) != spec.participants:
         raise click.BadParameter(f"{spec.case} is a {spec.participants}-seat game, got {len(contestants)} modules",
                                  param_hint="MODULES")
-    runner = _Runner(spec, contestants, settings.results_dir, _modules_dir(settings), 1, None)
-    job = runner.job(tuple(range(len(contestants))), seed, 1, "")
+    job = make_job(spec, contestants, seed, settings.results_dir, _modules_dir(settings))
     summary = run_job(job)
     db = _open_db(settings)
     try:
@@ -101,11 +99,16 @@ def _print_match(spec, summary: dict) -> None:
     for row, fuel in zip(result["seats"], summary["fuel"], strict=True):
         f = row.get("forfeit")
         table.add_row(str(row["seat"]), summary["labels"][row["seat"]], row["outcome"], str(row["score"]),
-                      f"{f['reason']} @{f['tick']}: {f['detail']}" if f else "",
+                      f"{f['reason']} @{f['tick']}" if f else "",
                       f"{fuel['total']:,}", f"{fuel['peak']:,}")
     console = _console()
     console.print(table)
-    console.print(f"replay: {summary['replay']}")
+    for row in result["seats"]:
+        f = row.get("forfeit")
+        if f:
+            console.print(f"seat {row['seat']} forfeited at tick {f['tick']} ({f['phase']}): "
+                          f"{f['reason']}: {f['detail']}", markup=False, highlight=False)
+    console.print(f"replay: {summary['replay']}", markup=False, highlight=False, soft_wrap=True)
 
 
 @click.command("tournament")
@@ -156,8 +159,11 @@ def tournament(settings: Settings, case, modules, variant, rounds, structure, se
         task = progress.add_task(f"{spec.case} {structure}", total=None)
 
         def on_match(summary, done, total):
-            progress.update(task, completed=done, total=total,
-                            description=f"{spec.case} {structure} round {summary['round']}")
+            if summary is None:
+                progress.update(task, completed=0, total=total)
+            else:
+                progress.update(task, completed=done, total=total,
+                                description=f"{spec.case} {structure}: {summary['tag']} (round {summary['round']})")
 
         result = run_tournament(spec, contestants, seed=seed, rounds=rounds, structure=structure, jobs=jobs,
                                 results_dir=settings.results_dir, modules_dir=_modules_dir(settings),
