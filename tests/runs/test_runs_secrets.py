@@ -1,0 +1,48 @@
+"""Secrets reach the session and nothing a run writes contains them."""
+
+from __future__ import annotations
+
+import pytest
+
+from tcab.errors import HarnessError
+from tcab.runs import RunOptions, execute_run
+
+TOKEN = "sk-test-3f9a1c7e5b2d4a6f8e0c"
+EXTRA = "extra-secret-value-77aa"
+
+
+def test_secrets_are_passed_in_and_never_written(settings, e2e_case, scripted, podman_runtime) -> None:
+    script = ('echo "token=$TCAB_TEST_TOKEN"; echo "extra=$TCAB_EXTRA" >&2; '
+              'printf %s "$TCAB_TEST_TOKEN" > leak.txt; echo safe > safe.txt; '
+              'echo x > "name-$TCAB_EXTRA.txt"; '
+              'git add -A && git commit -qm "oops $TCAB_TEST_TOKEN"; '
+              'echo "{\\"type\\":\\"result\\",\\"result\\":\\"$TCAB_TEST_TOKEN\\"}"; exit 5')
+    harness = scripted(script, secrets=["TCAB_TEST_TOKEN"], adapter="claude-stream-json")
+    record = execute_run(settings, e2e_case, e2e_case.variant(None), harness, RunOptions(
+        runtime=podman_runtime, secrets=("TCAB_EXTRA",),
+        env={"TCAB_TEST_TOKEN": TOKEN, "TCAB_EXTRA": EXTRA}))
+    assert podman_runtime.list_run_containers(record.id) == []
+    assert record.status == "harness_error"
+
+    # The session saw the values: their redacted forms are in the log.
+    raw = (record.run_dir / "raw.jsonl").read_text()
+    assert "token=[secret:TCAB_TEST_TOKEN]" in raw and "extra=[secret:TCAB_EXTRA]" in raw
+    reasons = {r.path: r.reason for r in record.refused}
+    assert reasons["leak.txt"] == "contains the value of secret TCAB_TEST_TOKEN"
+    assert reasons["name-[secret:TCAB_EXTRA].txt"].endswith("TCAB_EXTRA")
+    assert (record.run_dir / "work" / "safe.txt").exists()
+
+    # Grep everything the run wrote: run folder, database (+ WAL), temp folder.
+    written = [p for p in settings.root.rglob("*") if p.is_file()]
+    assert any(p.name == "results.db" for p in written) and any(p.name == "run.json" for p in written)
+    for path in written:
+        data = path.read_bytes()
+        assert TOKEN.encode() not in data and EXTRA.encode() not in data, path
+        assert EXTRA not in str(path) and TOKEN not in str(path), path
+
+
+def test_missing_secret_is_bad_input(settings, e2e_case, scripted) -> None:
+    harness = scripted("true", secrets=["TCAB_NOT_SET_ANYWHERE"])
+    with pytest.raises(HarnessError, match="secret TCAB_NOT_SET_ANYWHERE is not set"):
+        execute_run(settings, e2e_case, e2e_case.variant(None), harness, RunOptions(env={}))
+    assert not (settings.results_dir / "runs").exists()
