@@ -178,8 +178,9 @@ class Runtime(Protocol):
         ...
 
     def copy_out(self, container: str, src: str, dest: Path, limits: CollectLimits | None = None) -> CollectReport:
-        """Copy the contents of ``src`` to the new host folder ``dest``
-        (written atomically), refusing what would escape or harm the host."""
+        """Copy the contents of folder ``src`` to the new host folder ``dest``
+        (written atomically), refusing what would escape or harm the host.
+        When ``src`` is a file it lands as ``dest/<its name>``."""
         ...
 
     def open_archive(self, container: str, src: str) -> BinaryIO:

@@ -85,7 +85,9 @@ def extract_tree(
                 if rel is None:
                     refused.append(Refusal(shown, "path escapes the tree (absolute or '..')"))
                     continue
-                if rel == "":
+                if rel == "" and member.isreg() and strip:
+                    rel = strip  # copying out one file: it lands as dest/<name>
+                elif rel == "":
                     continue
                 if rel in seen:
                     refused.append(Refusal(rel, "duplicate entry"))

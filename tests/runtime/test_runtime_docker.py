@@ -90,6 +90,8 @@ def test_copy_in_and_out_round_trip(podman_runtime, container, tmp_path: Path) -
     assert (out / "dir/b.txt").read_text() == "new\n" and (out / "dir/b-hard").read_text() == "new\n"
     assert os.readlink(out / "link") == "dir/a.txt"
     assert os.access(out / "run.sh", os.X_OK)
+    single = podman_runtime.copy_out(container, "/work/dir/b.txt", tmp_path / "one")
+    assert single.files == 1 and (tmp_path / "one" / "b.txt").read_text() == "new\n"
 
 
 def test_hostile_tree_from_a_real_container(podman_runtime, container, tmp_path: Path) -> None:
