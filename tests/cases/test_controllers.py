@@ -132,11 +132,3 @@ def test_the_local_runner_in_the_workspace_plays_a_match(modules):
     assert run.returncode == 0, run.stderr
     assert "you won 2 of 2" in run.stdout, run.stdout
 
-
-def test_the_shipped_sample_replay_verifies():
-    from tcab.arena.replay import read_replay, verify_replay
-
-    doc = read_replay(CASE / "replay/sample.json.gz")
-    verdict = verify_replay(doc, CASE / "game/rules.py", CASE / "schemas/action.json")
-    assert verdict.ok, verdict.problems
-    assert doc["header"]["case"] == "capture" and doc["result"]["reason"] == "score"

@@ -3,11 +3,12 @@
 //!
 //! Roles each tick: the first agent defends; while our flag is carried or
 //! lies dropped, every agent on our own half joins the defence. Defenders
-//! return a dropped flag, else intercept an intruder: they predict its path
-//! (home if it carries our flag, else towards our flag) and head for the
-//! first cell of it they reach no later than the intruder; without a catch
-//! they chase; with nobody to catch they hold the cell next to the flag on
-//! the way the enemy comes. Raiders go for the enemy flag and home again on
+//! return a dropped flag, else close in on the worst intruder from several
+//! sides: its route is predicted (home if it carries our flag, else towards
+//! our flag); the first defender heads for the first cell of that route it
+//! reaches no later than the intruder, the second chases, the others hold
+//! the route's exit from our half. With nobody to catch, the first agent
+//! waits at the spawn next to our flag. Raiders go for the enemy flag and home again on
 //! paths that avoid cells a nearby enemy defender could step on; with no
 //! such path they step to the safe neighbour closest to the goal rather
 //! than into a defender. A raider that makes no progress for a while (a
@@ -113,8 +114,11 @@ fn raid(o: *const cap.Obs, safe: *const [cap.MAXC]i32, any: *const [cap.MAXC]i32
     return cap.descend(o, a.team, any, a.x, a.y, @intCast(a.id));
 }
 
-/// Where a defender at (x, y) should head to catch enemy `e`.
-fn interceptTarget(o: *const cap.Obs, me: i32, x: i32, y: i32, e: cap.Agent) i32 {
+var path_len: usize = 0;
+
+/// Predict enemy `e`'s route on our half into `path` (home if it carries our
+/// flag, else towards our flag), following its shortest path.
+fn predict(o: *const cap.Obs, me: i32, e: cap.Agent) void {
     const them = 1 - me;
     if (e.carrying) {
         const n = halfSources(o, them);
@@ -124,20 +128,32 @@ fn interceptTarget(o: *const cap.Obs, me: i32, x: i32, y: i32, e: cap.Agent) i32
         const src = [1]i32{o.cell(b[0], b[1])};
         cap.bfs(o, them, &e_goal, &src, null);
     }
-    const mine = [1]i32{o.cell(x, y)};
-    cap.bfs(o, me, &from_me, &mine, null);
     var px = e.x;
     var py = e.y;
-    var steps: usize = 0;
-    while (steps < path.len) : (steps += 1) {
+    path_len = 0;
+    while (path_len < path.len) {
         const d = cap.descend(o, them, &e_goal, px, py, 0);
         if (d == cap.STAY) break;
         px += cap.DX[d];
         py += cap.DY[d];
         if (o.half(px) != me) break;
-        const c = o.cell(px, py);
+        path[path_len] = o.cell(px, py);
+        path_len += 1;
+    }
+}
+
+/// Where the k-th defender at (x, y) heads to catch enemy `e` (after
+/// `predict`): the first interceptor takes the first cell of the predicted
+/// route it reaches no later than the enemy, the second chases, the others
+/// hold the route's last cell on our half (the gate it must use).
+fn defendTarget(o: *const cap.Obs, me: i32, x: i32, y: i32, e: cap.Agent, k: usize) i32 {
+    if (k == 1 or path_len == 0) return o.cell(e.x, e.y);
+    if (k >= 2) return path[path_len - 1];
+    const mine = [1]i32{o.cell(x, y)};
+    cap.bfs(o, me, &from_me, &mine, null);
+    for (path[0..path_len], 0..) |c, i| {
         const mine_d = from_me[@intCast(c)];
-        if (mine_d >= 0 and mine_d <= @as(i32, @intCast(steps + 1))) return c;
+        if (mine_d >= 0 and mine_d <= @as(i32, @intCast(i + 1))) return c;
     }
     return o.cell(e.x, e.y);
 }
@@ -173,8 +189,15 @@ export fn tick(ptr: i32, len: i32) i64 {
         }
     }
 
+    // In fog the carrier of our flag may be out of sight, but the flag never is.
+    if (own.carrier >= 0 and (threat == null or !threat.?.carrying) and o.half(own.x) == me) {
+        threat = .{ .id = own.carrier, .team = them, .x = own.x, .y = own.y, .carrying = true, .respawn = 0 };
+    }
+    if (threat) |e| predict(o, me, e);
+
     cap.begin();
     var first = true;
+    var k: usize = 0;
     for (o.agents[0..o.n_agents]) |a| {
         if (a.team != me) continue;
         const defender = first or (alarm and o.half(a.x) == me and !a.carrying);
@@ -195,7 +218,8 @@ export fn tick(ptr: i32, len: i32) i64 {
         if (dropped) {
             target = o.cell(own.x, own.y);
         } else if (threat) |e| {
-            target = interceptTarget(o, me, a.x, a.y, e);
+            target = defendTarget(o, me, a.x, a.y, e, k);
+            k += 1;
         } else {
             target = o.cell(o.spawns[@intCast(me)][0], o.spawns[@intCast(me)][1]);
         }
