@@ -15,6 +15,7 @@ Run: python bench/arena.py [--rounds N]
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import tempfile
@@ -77,6 +78,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="rounds per pairing in the tournament")
     parser.add_argument("--seed", type=int, default=3)
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     tmp = Path(tempfile.mkdtemp(prefix="tcab-bench-arena-"))
     settings = Settings.from_env(tmp, env={"TCAB_CATALOG": str(ROOT / "test-cases")})
     case, _, spec = resolve_case(settings, "capture")
@@ -133,6 +135,10 @@ def main() -> None:
     print(f"{'speed-up -j 2 over -j 1':<44}{speedup:>13.2f}x{'>= 1.80x':>12}")
     print(f"{'peak RSS, this process (MiB)':<44}{rss_self:>14.0f}")
     print(f"{'peak RSS, largest worker (MiB)':<44}{rss_children:>14.0f}")
+    # Other work on the machine takes cores from -j 2 first: say how busy it was.
+    label = f"load average before / after ({os.cpu_count()} cores)"
+    loads = f"{load_before:.1f} / {os.getloadavg()[0]:.1f}"
+    print(f"{label:<44}{loads:>14}")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ import hashlib
 import itertools
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,7 +201,12 @@ class _Runner:
         else:
             for fut in as_completed(pending):
                 i, job = pending[fut]
-                out[i] = self._finish(job, fut.result(), total, out)
+                try:
+                    summary = fut.result()
+                except BrokenProcessPool as exc:
+                    raise ArenaError(f"a match worker process died while playing {job.tag or job.key} "
+                                     f"(seed {job.seed}): {exc}") from exc
+                out[i] = self._finish(job, summary, total, out)
         self.done.extend(out)
         return out
 
