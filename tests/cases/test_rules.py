@@ -194,3 +194,9 @@ def test_digest_is_canonical_and_sensitive():
     assert R.digest(a) == R.digest(b) and len(R.digest(a)) == 64
     assert R.digest(R.step(a, [orders((0, "E")), None], 100)) != R.digest(a)
     assert R.digest(R.init({}, 10, 2)) != R.digest(a)
+
+
+def test_step_ignores_orders_for_the_other_seats_agents():
+    s = open_state([(0, 0, 2, 2), (1, 1, 9, 4)])
+    s = R.step(s, [orders((1, "N")), orders((0, "S"))], 100)
+    assert pos(s, 0) == (2, 2) and pos(s, 1) == (9, 4)

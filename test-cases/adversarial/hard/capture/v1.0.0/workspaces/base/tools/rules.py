@@ -257,11 +257,13 @@ def check(state: State, seat: int, action: dict) -> str | None:
     return None
 
 
-def _moves_of(actions: list[dict | None]) -> dict[int, str]:
+def _moves_of(actions: list[dict | None], n: int) -> dict[int, str]:
+    # Orders for another seat's agents never count, even if a caller skipped check().
     moves: dict[int, str] = {}
-    for action in actions:
+    for seat, action in enumerate(actions):
         for order in (action or {}).get("orders", ()):
-            moves[order["agent"]] = order["move"]
+            if seat * n <= order["agent"] < seat * n + n:
+                moves[order["agent"]] = order["move"]
     return moves
 
 
@@ -270,7 +272,7 @@ def step(state: State, actions: list[dict | None], timestep_ms: int) -> State:
     if len(actions) != 2:
         raise ValueError(f"step: expected 2 actions, got {len(actions)}")
     p, grid = state.params, state.grid
-    moves = _moves_of(actions)
+    moves = _moves_of(actions, p.agents)
     before = state.agents
     after: list[Agent] = []
     for a in before:
