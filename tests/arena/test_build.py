@@ -58,3 +58,32 @@ def test_build_run_in_the_container(settings):
     (settings.runs_dir / "r-slow" / "work" / "build.py").write_text("import time\ntime.sleep(600)\n")
     slow = build_run(settings, "r-slow", timeout_s=3)
     assert slow.status == "timed_out" and slow.module is None
+
+
+@pytest.mark.podman
+def test_build_command_records_the_build(settings):
+    import os
+    import sqlite3
+    import subprocess
+    import sys
+
+    _fake_run(settings, "r-cli", controller_wat(3))
+    _fake_run(settings, "r-cli-bad", "(module (broken")
+    env = {**os.environ, "TCAB_CATALOG": str(settings.catalog_dir), "TCAB_RESULTS": str(settings.results_dir),
+           "TCAB_BUILD": str(settings.build_dir), "TCAB_TMP": str(settings.tmp_dir)}
+
+    def tcab(*args):
+        return subprocess.run([sys.executable, "-m", "tcab", *args], env=env, capture_output=True, text=True,
+                              timeout=300)
+
+    ok = tcab("build", "r-cli", "--json")
+    assert ok.returncode == 0, ok.stderr
+    data = json.loads(ok.stdout)
+    assert data["status"] == "ok" and data["module"].endswith(f"{data['module_sha256']}.wasm")
+    bad = tcab("build", "r-cli-bad")
+    assert bad.returncode == 1 and "failed" in bad.stderr
+    missing = tcab("build", "nope")
+    assert missing.returncode == 2 and "run.json" in missing.stderr
+    with sqlite3.connect(settings.results_db) as db:
+        rows = dict(db.execute("select source, status from builds").fetchall())
+    assert rows == {"r-cli": "ok", "r-cli-bad": "failed"}
