@@ -58,3 +58,18 @@ def test_seeded_repository_builds_on_its_own(case, slug, tmp_path):
     assert ("Fog of war" in rules_md) == (slug == "fog")
     prompt = render_prompt(case, variant)
     assert "/work/specs/rules.md" in prompt and variant.name in prompt
+
+
+def test_the_specs_and_the_local_runner_state_the_manifests_limits():
+    from tests.cases.conftest import MANIFEST
+
+    fuel, memory = MANIFEST["sandbox"]["fuel_per_tick"], MANIFEST["sandbox"]["max_memory_bytes"]
+    ticks, step_ms = MANIFEST["simulation"]["max_ticks"], MANIFEST["simulation"]["timestep_ms"]
+    sandbox = (CASE / "specs/sandbox.md").read_text()
+    assert f"{fuel:,}" in sandbox and f"{memory:,}" in sandbox and f"{step_ms} ms" in sandbox
+    assert f"**{ticks} ticks**" in (CASE / "specs/rules.md.hbs").read_text()
+    runner = (CASE / "workspaces/base/tools/play.py").read_text()
+    assert f"FUEL_PER_TICK = {fuel:_}" in runner and f"MAX_TICKS = {ticks}" in runner
+    assert f"MAX_MEMORY = {memory // (1 << 20)} * 1024 * 1024" in runner
+    assert MANIFEST["build"]["build"] in (CASE / "specs/contract.md").read_text()
+    assert MANIFEST["build"]["build"] in (CASE / "prompt.hbs").read_text()
