@@ -125,8 +125,8 @@ class Schemas:
     _cache: dict[tuple, Schemas] = {}
 
     def __init__(self, world: Path | None, action: Path | None):
-        self.world = _compile(world)
-        self.action = _compile(action)
+        self.world = compile_schema(world)
+        self.action = compile_schema(action)
 
     @classmethod
     def of(cls, spec: GameSpec) -> Schemas:
@@ -139,7 +139,12 @@ class Schemas:
             return found
 
 
-def _compile(path: Path | None):
+def compile_schema(path: Path | None):
+    """A ``Validator`` for the JSON Schema file at ``path`` (None for no path).
+
+    Raises ``ArenaError`` naming the file if it is unreadable, not JSON or
+    not a valid schema.
+    """
     if path is None:
         return None
     try:

@@ -74,14 +74,14 @@ def verify_replay(doc: dict, rules_path: Path, action_schema: Path | None = None
     seat must have no action. Raises ``ArenaError`` only if the rules
     themselves fail.
     """
-    from tcab.arena.game import _compile
+    from tcab.arena.game import compile_schema
     from tcab.arena.rules import Rules
     from tcab.arena.sandbox import Forfeit
     from tcab.arena.simulation import Simulation
 
     header = doc["header"]
     rules = Rules(rules_path)
-    validate = _compile(action_schema) if action_schema else None
+    validate = compile_schema(action_schema) if action_schema else None
     seats = len(header["seats"])
     sim = Simulation(rules, header["params"], header["seed"], seats,
                      header["timestep_ms"], header["max_ticks"])

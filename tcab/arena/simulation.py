@@ -66,7 +66,9 @@ class Simulation:
         return self._finish(forfeit_end=False, outcome=outcome)
 
     def _lone_survivor(self) -> bool:
-        return self.seats >= 2 and len(self.standing) <= 1 or self.seats == 1 and not self.standing
+        if self.seats >= 2:
+            return len(self.standing) <= 1
+        return not self.standing  # a solo game ends only when its one seat fails
 
     def _finish(self, forfeit_end: bool, outcome: dict | None = None) -> dict:
         if forfeit_end:
