@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import pytest
 
-BASE_IMAGE = "ghcr.io/theclockwyrks/test-cabinet-base-wasm:latest"
+
+@pytest.fixture(scope="session")
+def base_image() -> str:
+    """The end-to-end run image, resolved as runs resolve it."""
+    from tcab.runtime import resolve_image
+
+    return resolve_image("end-to-end")
 
 
 @pytest.fixture(scope="session")
-def podman_runtime():
+def podman_runtime(base_image):
     from tcab.errors import RuntimeBackendError
     from tcab.runtime import get_runtime
 
@@ -24,19 +30,8 @@ def podman_runtime():
     except (RuntimeBackendError, Exception) as exc:  # noqa: BLE001 - any failure means "not up"
         pytest.fail(f"Podman's socket does not answer ({exc}); run `make podman`", pytrace=False)
     try:
-        runtime.ensure_image(BASE_IMAGE, pull=False)
+        runtime.ensure_image(base_image, pull=False)
     except RuntimeBackendError:
-        pytest.fail(f"{BASE_IMAGE} is missing; run `make images`", pytrace=False)
+        pytest.fail(f"{base_image} is missing; run `make images`", pytrace=False)
     return runtime
 
-
-@pytest.fixture
-def container(podman_runtime, request):
-    """A started base-wasm container, removed after the test (and checked gone)."""
-    from tcab.runtime import ContainerSpec
-
-    run_id = f"test-{request.node.name[:40]}"
-    cid = podman_runtime.start(ContainerSpec(image=BASE_IMAGE, run_id=run_id))
-    yield cid
-    podman_runtime.remove(cid)
-    assert podman_runtime.list_run_containers(run_id) == []

@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 from tcab.runtime import ContainerSpec
-from tests.conftest import BASE_IMAGE
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -62,8 +61,8 @@ def test_sigterm_cancels_and_records(settings, scripted, podman_runtime) -> None
     assert podman_runtime.list_run_containers(doc["id"]) == []
 
 
-def test_cleanup_removes_leftovers(settings, podman_runtime) -> None:
-    left = podman_runtime.start(ContainerSpec(image=BASE_IMAGE, run_id="test-leftover-run"))
+def test_cleanup_removes_leftovers(settings, podman_runtime, base_image) -> None:
+    left = podman_runtime.start(ContainerSpec(image=base_image, run_id="test-leftover-run"))
     result = _tcab(settings, "cleanup", "--run-id", "test-leftover-run", "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"removed": [left]}
