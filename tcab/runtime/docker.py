@@ -86,7 +86,8 @@ class DockerRuntime:
         try:
             self.api = docker.APIClient(base_url=self.base_url, timeout=timeout, version="auto")
         except Exception as exc:
-            raise _backend_error(exc, f"connect to {self.base_url}") from exc
+            err = _backend_error(exc, f"connect to {self.base_url}")
+            raise RuntimeBackendError(f"{err} (is the engine up? `make podman` starts Podman's socket)") from exc
 
     # -- images -------------------------------------------------------------
 
