@@ -84,9 +84,11 @@ def run_tournament(spec: GameSpec, contestants: list[Contestant], *, seed: int, 
     champion = None
     try:
         if structure == "round-robin":
+            # Round-major order: a pairing's matches spread over the whole run
+            # instead of bunching at its end, which keeps workers busy longer.
             batch = []
-            for group in itertools.combinations(range(len(contestants)), k):
-                for r in range(rounds):
+            for r in range(rounds):
+                for group in itertools.combinations(range(len(contestants)), k):
                     seats = group[r % k:] + group[:r % k]
                     batch.append(runner.job(seats, derive_seed(seed, "round", r), r + 1, _tag(contestants, group)))
             runner.run(batch)
