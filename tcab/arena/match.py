@@ -23,6 +23,10 @@ from tcab.arena.sandbox import Controller, Forfeit
 from tcab.arena.simulation import Simulation
 from tcab.errors import ArenaError
 
+# A controller is a small program; a module file larger than this is refused
+# before it is read, so a huge file cannot fill the host's memory.
+MAX_MODULE_BYTES = 64 * 1024 * 1024
+
 
 @dataclass(frozen=True, slots=True)
 class Entrant:
@@ -41,6 +45,10 @@ class Entrant:
     def from_path(cls, path: Path | str, name: str | None = None) -> Entrant:
         path = Path(path)
         try:
+            size = path.stat().st_size
+            if size > MAX_MODULE_BYTES:
+                return cls(name or path.stem, None, "",
+                           f"{path}: module is {size} bytes, over the {MAX_MODULE_BYTES}-byte cap")
             data = path.read_bytes()
         except OSError as exc:
             return cls(name or path.stem, None, "", f"{path}: {exc.strerror}")

@@ -113,3 +113,17 @@ def test_rules_module_is_loaded_without_polluting_sys_modules(tally, tmp_path):
     broken.write_text("def init(params, seed, seats):\n    return {}\n")
     with pytest.raises(ArenaError, match="lacks observe, check, step, outcome, digest"):
         load_rules(broken)
+
+
+def test_a_module_file_over_the_cap_is_refused_unread(tally, tmp_path, monkeypatch):
+    import tcab.arena.match as match_module
+
+    path = tmp_path / "big.wasm"
+    path.write_bytes(controller(1) + b"\0" * 4096)
+    monkeypatch.setattr(match_module, "MAX_MODULE_BYTES", 1024)
+    entrant = Entrant.from_path(path)
+    assert entrant.wasm is None and "over the 1024-byte cap" in entrant.error
+    r = play_match(tally, [entrant, _e("ok", 1)], seed=1).result
+    assert r["seats"][0]["forfeit"]["reason"] == "load" and r["winner"] == 1
+    missing = Entrant.from_path(tmp_path / "missing.wasm")
+    assert missing.wasm is None and "No such file" in missing.error
