@@ -57,9 +57,13 @@ def resolve_module(settings: Settings, arg: str, case=None, label: str | None = 
         if record.status != "ok" or record.module is None:
             raise ArenaError(f"{arg}: the baseline did not build ({record.status}):\n{record.log_excerpt}")
         return Contestant(label or f"baseline/{name}", record.module, record.sha256)
+    from tcab.arena.match import MAX_MODULE_BYTES
+
     path = Path(arg)
     if not path.is_file():
         raise ArenaError(f"{arg}: no such module file (give a .wasm path or baseline:<name>)")
+    if path.stat().st_size > MAX_MODULE_BYTES:
+        raise ArenaError(f"{arg}: {path.stat().st_size} bytes, over the {MAX_MODULE_BYTES}-byte module cap")
     return Contestant(label or path.stem, path.resolve(), sha256_hex(path.read_bytes()))
 
 
