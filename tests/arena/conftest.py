@@ -12,14 +12,12 @@ import pytest
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
-from corpus import controller  # noqa: E402
+from arena_corpus import controller  # noqa: E402
+from arena_support import CATALOG  # noqa: E402
 
 from tcab.arena.game import GameSpec  # noqa: E402
 from tcab.arena.resolve import resolve_case  # noqa: E402
 from tcab.settings import Settings  # noqa: E402
-
-CATALOG = HERE / "catalog"
-TALLY = CATALOG / "adversarial/easy/tally/v0.1.0"
 
 
 @pytest.fixture

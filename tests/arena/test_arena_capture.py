@@ -4,15 +4,14 @@ built on the host) and the capture-specific hostile controllers."""
 from __future__ import annotations
 
 import pytest
-from corpus import controller, hostile
+from arena_corpus import controller, hostile
+from arena_support import ROOT
 
 from tcab.arena.build import build_baseline
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.replay import encode_replay, verify_replay
 from tcab.arena.resolve import resolve_case
 from tcab.settings import Settings
-
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

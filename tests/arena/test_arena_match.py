@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from corpus import controller, hostile
+from arena_corpus import controller, hostile
 
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.replay import verify_replay

@@ -6,8 +6,8 @@ import json
 import shutil
 
 import pytest
-from conftest import TALLY
-from corpus import controller_wat
+from arena_corpus import controller_wat
+from arena_support import TALLY
 
 from tcab.arena.build import build_baseline, build_run
 from tcab.arena.engine import sha256_hex

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from corpus import hostile
+from arena_corpus import hostile
 
 from tcab.arena.engine import sha256_hex
 from tcab.arena.rating import fit_bradley_terry, pairwise, standings

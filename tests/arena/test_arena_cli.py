@@ -10,8 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import CATALOG
-from corpus import hostile
+from arena_corpus import hostile
+from arena_support import CATALOG
 
 
 @pytest.fixture

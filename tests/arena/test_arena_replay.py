@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from corpus import controller
+from arena_corpus import controller
 
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.replay import encode_replay, read_replay, verify_replay, write_replay
@@ -18,8 +18,8 @@ HERE = Path(__file__).parent
 SCRIPT = """
 import sys
 sys.path.insert(0, {here!r})
-from conftest import CATALOG
-from corpus import controller
+from arena_support import CATALOG
+from arena_corpus import controller
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.replay import encode_replay
 from tcab.arena.resolve import resolve_case

@@ -6,7 +6,7 @@ from __future__ import annotations
 import resource
 
 import pytest
-from corpus import controller, hostile
+from arena_corpus import controller, hostile
 
 from tcab.arena.engine import ModuleCache
 from tcab.arena.match import Entrant, play_match
