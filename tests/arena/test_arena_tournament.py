@@ -96,7 +96,7 @@ def test_forfeits_count_in_standings(tally, settings, wasm_dir, tmp_path):
     bad = tmp_path / "bomb.wasm"
     bad.write_bytes(hostile()["memory_bomb"][0])
     cs = _contestants(wasm_dir, [1]) + [Contestant("bomb", bad, sha256_hex(bad.read_bytes()))]
-    result = _run(tally, cs, settings)
+    result = _run(tally, cs, settings, jobs=2)  # hostile modules in worker processes too
     bomb = next(s for s in result.standings if s.player == 1)
     assert (bomb.wins, bomb.losses, bomb.forfeits) == (0, 2, 2)
 
