@@ -7,7 +7,7 @@ import os
 import signal
 import time
 
-from conftest import match_row, run_row, seat
+from results_rows import match_row, run_row, seat
 
 from tcab.results import SCHEMA_VERSION, open_db, record_match, record_run, schema_version
 

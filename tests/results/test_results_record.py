@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing
 
 import pytest
-from conftest import match_row, run_row, seat
+from results_rows import match_row, run_row, seat
 
 from tcab.errors import ResultsError
 from tcab.results import (

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import match_row, run_row, seat
+from results_rows import match_row, run_row, seat
 
 from tcab.cli import cli
 from tcab.results import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from conftest import match_row, seat
+from results_rows import match_row, seat
 
 from tcab.results import MIGRATIONS, open_db, record_match
 
