@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +118,13 @@ class RunSpec:
     model: str | None
     repeat: int
     entry_digest: str
+    #: ``capture/v1.0.0/base/reference/1``: the doit sub-task name and target
+    #: path (computed once: a 10,000-run sweep asks for it many times).
+    name: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", f"{self.case}/{self.version}/{self.variant}/{self.agent}/{self.repeat}")
 
     @property
     def agent(self) -> str:
@@ -127,11 +134,6 @@ class RunSpec:
     @property
     def case_path(self) -> str:
         return f"{self.case}/{self.version}/{self.variant}"
-
-    @property
-    def name(self) -> str:
-        """``capture/v1.0.0/base/reference/1``: the doit sub-task name and target path."""
-        return f"{self.case_path}/{self.agent}/{self.repeat}"
 
 
 @dataclass(frozen=True, slots=True)

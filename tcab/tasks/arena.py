@@ -21,7 +21,7 @@ from tcab.plan import Participant, RunSpec, TournamentSpec
 from tcab.tasks.context import SweepContext, baseline_build_name
 from tcab.tasks.executors import BuildOutcome, Entrant, RunOutcome, TournamentRequest
 from tcab.tasks.inputs import baseline_inputs, build_recipe, game_inputs
-from tcab.tasks.keys import KeyCheck, fresh, write_target
+from tcab.tasks.keys import fresh, key_check, keyed, write_target
 from tcab.tasks.run import run_task_name
 
 
@@ -84,17 +84,23 @@ def _module_name(t: TournamentSpec, p: Participant) -> str:
 def task_build(ctx: SweepContext) -> Iterator[dict]:
     """Controller modules: of each adversarial run's tree and of the baselines (build/wasm/)."""
     yield {"basename": "build", "name": None, "doc": task_build.__doc__}
+    names = []
     for spec in ctx.sweep.runs:
         if ctx.case(spec.case, spec.version).type != "adversarial":
             continue
         record = ctx.module_record(spec.name)
+        names.append(f"build:{spec.name}")
+        uptodate, deps = ctx.settle(
+            names[-1], [run_task_name(spec)],
+            key_check(record, lambda s=spec: run_build_inputs(ctx, s), ctx.cache),
+        )
         yield {
             "basename": "build", "name": spec.name,
-            "actions": [(do_run_build, (ctx, spec))],
-            "task_dep": [run_task_name(spec)],
+            "actions": [(keyed, (record, ctx.cache, do_run_build, ctx, spec))],
+            "task_dep": deps,
             "clean": True,
             "targets": [ctx.rel(record)],
-            "uptodate": [KeyCheck(record, lambda s=spec: run_build_inputs(ctx, s), ctx.cache)],
+            "uptodate": uptodate,
             "doc": f"module of run {spec.name}",
         }
     seen = set()
@@ -105,14 +111,18 @@ def task_build(ctx: SweepContext) -> Iterator[dict]:
             seen.add((t.case, t.version, p.baseline))
             name = baseline_build_name(t.case, t.version, p.baseline)
             record = ctx.module_record(name)
+            names.append(f"build:{name}")
+            uptodate, _ = ctx.settle(names[-1], [], key_check(
+                record, lambda a=(t.case, t.version, p.baseline): baseline_build_inputs(ctx, *a), ctx.cache))
             yield {
                 "basename": "build", "name": name,
-                "actions": [(do_baseline_build, (ctx, t.case, t.version, p.baseline))],
+                "actions": [(keyed, (record, ctx.cache, do_baseline_build, ctx, t.case, t.version, p.baseline))],
                 "clean": True,
-            "targets": [ctx.rel(record)],
-                "uptodate": [KeyCheck(record, lambda a=(t.case, t.version, p.baseline): baseline_build_inputs(ctx, *a), ctx.cache)],
+                "targets": [ctx.rel(record)],
+                "uptodate": uptodate,
                 "doc": f"baseline {p.baseline} of {t.case} {t.version}",
             }
+    ctx.settle_group("build", names)
 
 
 # ---- the field of a tournament: its one manifest
@@ -142,7 +152,7 @@ def write_entrants(ctx: SweepContext, t: TournamentSpec) -> bool:
 
 def tournament_inputs(ctx: SweepContext, t: TournamentSpec) -> dict[str, str]:
     entrants = ctx.tournament_dir(t) / "entrants.json"
-    sha = ctx.cache.sha256(entrants)
+    sha = ctx.cache.stamp(entrants)
     if sha is None:
         raise KeyError(f"entrants of {t.name} not written")
     case = ctx.case(t.case, t.version)
@@ -171,28 +181,40 @@ def task_entrants(ctx: SweepContext) -> Iterator[dict]:
     yield {"basename": "entrants", "name": None, "doc": task_entrants.__doc__}
     for t in ctx.sweep.tournaments:
         record = ctx.tournament_dir(t) / "entrants.json"
+        uptodate, deps = ctx.settle(
+            f"entrants:{t.name}", [f"build:{_module_name(t, p)}" for p in t.participants],
+            key_check(record, lambda x=t: entrants_inputs(ctx, x), ctx.cache),
+        )
         yield {
             "basename": "entrants", "name": t.name,
-            "actions": [(write_entrants, (ctx, t))],
-            "task_dep": [f"build:{_module_name(t, p)}" for p in t.participants],
+            "actions": [(keyed, (record, ctx.cache, write_entrants, ctx, t))],
+            "task_dep": deps,
             "clean": True,
             "targets": [ctx.rel(record)],
-            "uptodate": [KeyCheck(record, lambda x=t: entrants_inputs(ctx, x), ctx.cache)],
+            "uptodate": uptodate,
             "doc": f"field of tournament {t.name}",
         }
+    ctx.settle_group("entrants", [f"entrants:{t.name}" for t in ctx.sweep.tournaments])
 
 
 def task_tournament(ctx: SweepContext) -> Iterator[dict]:
     """Tournaments: matches, replays, standings and ratings (results/sweep/tournaments/)."""
     yield {"basename": "tournament", "name": None, "doc": task_tournament.__doc__}
+    names = []
     for t in ctx.sweep.tournaments:
         record = ctx.tournament_dir(t) / "standings.json"
+        names.append(f"tournament:{t.name}")
+        uptodate, deps = ctx.settle(
+            names[-1], [f"entrants:{t.name}"],
+            key_check(record, lambda x=t: tournament_inputs(ctx, x), ctx.cache),
+        )
         yield {
             "basename": "tournament", "name": t.name,
-            "actions": [(play_tournament, (ctx, t))],
-            "task_dep": [f"entrants:{t.name}"],
+            "actions": [(keyed, (record, ctx.cache, play_tournament, ctx, t))],
+            "task_dep": deps,
             "clean": True,
             "targets": [ctx.rel(record)],
-            "uptodate": [KeyCheck(record, lambda x=t: tournament_inputs(ctx, x), ctx.cache)],
+            "uptodate": uptodate,
             "doc": f"{t.name}: {len(t.participants)} participants on {t.case_path}, {t.rounds} rounds",
         }
+    ctx.settle_group("tournament", names)

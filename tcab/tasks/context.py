@@ -26,11 +26,50 @@ class SweepContext:
     executors: Executors
     cache: FileDigests = field(default_factory=FileDigests)
     _memo: dict = field(default_factory=dict)
+    fresh: dict = field(default_factory=dict)  # task name -> up to date when dodo.py loaded
+
+    def settle(self, name: str, deps: list[str], check, *, keep_deps: bool = False) -> tuple[list, list]:
+        """``(uptodate, task_dep)`` of the task ``name``, decided when dodo.py loads.
+
+        A task whose dependencies were all up to date at load time, and whose
+        own check passes, stays up to date for the whole sweep (nothing
+        upstream of it will run), so doit gets ``uptodate: [True]`` and no
+        dependency edges: a no-op sweep of 10,000 tasks then costs doit what
+        10,000 trivial tasks cost. Otherwise the check is deferred to doit
+        (it runs after the dependencies) and the edges order the work. A
+        dependency not decided yet counts as stale, which is always safe.
+        ``keep_deps`` keeps the edges of a fresh aggregate (manifest, report),
+        so that doit still visits, and reports, every task of the sweep.
+        """
+        fresh = all(self.fresh.get(d, False) for d in deps) and check(None, _saved_values(name))
+        self.fresh[name] = fresh
+        if fresh:
+            return [True], list(deps) if keep_deps else []
+        return [check], list(deps)
+
+    def settled_json(self, path: Path | str, task: str):
+        """The record ``path`` of ``task``; read once per sweep when ``task`` was
+        fresh at load time (then it cannot change during the sweep), else
+        through the stat-checked cache (it may be rewritten mid-sweep)."""
+        if not self.fresh.get(task, False):
+            return self.cache.json(path)
+        key = ("settled", str(path))
+        if key not in self._memo:
+            self._memo[key] = self.cache.json(path)
+        return self._memo[key]
+
+    def settle_group(self, group: str, names: list[str]) -> None:
+        """A group task is fresh when all of its sub-tasks are."""
+        self.fresh[group] = all(self.fresh.get(n, False) for n in names)
 
     # ---- inputs that are the same for every task of a process, computed once
 
     def case(self, slug: str, version: str):
-        return self.catalog.resolve(slug, version)
+        key = ("case", slug, version)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self.catalog.resolve(slug, version)
+        return found
 
     def image_digest(self, case_type: str) -> str:
         key = ("image", case_type)
@@ -47,23 +86,43 @@ class SweepContext:
 
     # ---- where targets live (relative names keep doit's output short)
 
-    def rel(self, path: Path) -> str:
-        try:
-            return str(path.relative_to(self.settings.root))
-        except ValueError:
-            return str(path)
+    def rel(self, path: Path | str) -> str:
+        """``path`` relative to the project root when inside it (string work: hot path)."""
+        text, root = str(path), self._root_prefix()
+        return text[len(root):] if text.startswith(root) else text
+
+    def _root_prefix(self) -> str:
+        found = self._memo.get("root/")
+        if found is None:
+            found = self._memo["root/"] = str(self.settings.root).rstrip("/") + "/"
+        return found
 
     def seed_dir(self, case: str, version: str, variant: str) -> Path:
         return self.settings.build_dir / "seeds" / case / version / variant
 
+    # Record paths are asked for on every check of a no-op sweep: built once.
+
     def seed_record(self, case: str, version: str, variant: str) -> Path:
-        return self.seed_dir(case, version, variant) / "seed.json"
+        key = ("seed", case, version, variant)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self.seed_dir(case, version, variant) / "seed.json"
+        return found
 
     def prompt_record(self, case: str, version: str, variant: str) -> Path:
-        return self.settings.build_dir / "prompts" / case / version / f"{variant}.json"
+        key = ("prompt", case, version, variant)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self.settings.build_dir / "prompts" / case / version / f"{variant}.json"
+        return found
 
-    def run_record(self, spec: RunSpec) -> Path:
-        return self.settings.results_dir / "sweep" / "runs" / f"{spec.name}.json"
+    def run_record(self, spec: RunSpec) -> str:
+        """A string, not a Path: built for each of thousands of runs when dodo.py loads."""
+        key = ("run", spec.name)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = f"{self.settings.results_dir}/sweep/runs/{spec.name}.json"
+        return found
 
     def module_record(self, name: str) -> Path:
         """``name``: ``case/version/variant/agent/repeat`` or ``case/version/baseline/x``."""
@@ -90,6 +149,16 @@ class SweepContext:
     @property
     def report_dir(self) -> Path:
         return self.settings.results_dir / "report"
+
+
+def _saved_values(task: str) -> dict | None:
+    """The values doit kept for ``task`` (the fast path of key_check), when doit
+    is loading the tasks; doit's dependency manager is its documented accessor
+    (doit.globals.Globals) and is set before any task generator runs."""
+    from doit.globals import Globals
+
+    dep = Globals.dep_manager
+    return dep.get_values(task) if dep is not None else None
 
 
 def baseline_build_name(case: str, version: str, baseline: str) -> str:

@@ -10,10 +10,11 @@ per record (their digests are cached by the run checks of the same pass).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from tcab.tasks.context import SweepContext
-from tcab.tasks.keys import KeyCheck, fresh, inputs_digest, write_target
+from tcab.tasks.keys import done, fresh, inputs_digest, key_check, keyed, write_target
 
 
 def _records(ctx: SweepContext) -> dict[str, object]:
@@ -27,31 +28,66 @@ def _records(ctx: SweepContext) -> dict[str, object]:
     return out
 
 
-def manifest_inputs(ctx: SweepContext) -> dict[str, str]:
-    digests = {}
+def _stamps(ctx: SweepContext, seen: dict | None) -> tuple[dict[str, str], dict[str, list]]:
+    """Each record's stamp, and its stat signature for the next check. A record
+    whose stat matches ``seen`` (the manifest task's values) is not opened."""
+    digests: dict[str, str] = {}
+    stats: dict[str, list] = {}
     for name, path in _records(ctx).items():
-        # A run that failed (infrastructure) has no record: the manifest says so.
-        digests[name] = ctx.cache.sha256(path) or "missing"
-    return {"records": inputs_digest(digests)}
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            # A run that failed (infrastructure) has no record: the manifest says so.
+            digests[name] = "missing"
+            continue
+        old = seen.get(name) if seen else None
+        if old is not None and old[0] == st.st_mtime_ns and old[1] == st.st_size:
+            digests[name] = old[2]
+        else:
+            doc = ctx.cache.json(path, st)
+            stamp = doc.get("stamp") if isinstance(doc, dict) else None
+            digests[name] = stamp if isinstance(stamp, str) else (ctx.cache.sha256(path) or "missing")
+        stats[name] = [st.st_mtime_ns, st.st_size, digests[name]]
+    return digests, stats
 
 
-def write_manifest(ctx: SweepContext) -> bool:
-    inputs = manifest_inputs(ctx)
-    if fresh(ctx.manifest, inputs, ctx.cache) is not None:
-        return True
-    entries = {}
-    for name, path in _records(ctx).items():
-        doc = ctx.cache.json(path)
-        entries[name] = None if not isinstance(doc, dict) else {
-            "record": ctx.rel(path), "record_sha256": ctx.cache.sha256(path),
-            **{k: doc[k] for k in ("run_id", "status", "run_dir", "ok", "sha256") if k in doc},
-        }
-    write_target(ctx.manifest, inputs, {"plan": ctx.sweep.plan.name, "entries": entries})
-    return True
+def manifest_inputs(ctx: SweepContext, seen: dict | None = None) -> dict[str, str]:
+    return {"records": inputs_digest(_stamps(ctx, seen)[0])}
+
+
+def write_manifest(ctx: SweepContext) -> dict:
+    digests, stats = _stamps(ctx, None)
+    inputs = {"records": inputs_digest(digests)}
+    if fresh(ctx.manifest, inputs, ctx.cache) is None:
+        entries = {}
+        for name, path in _records(ctx).items():
+            doc = ctx.cache.json(path)
+            entries[name] = None if not isinstance(doc, dict) else {
+                "record": ctx.rel(path), "stamp": digests[name],
+                **{k: doc[k] for k in ("run_id", "status", "run_dir", "ok", "sha256") if k in doc},
+            }
+        write_target(ctx.manifest, inputs, {"plan": ctx.sweep.plan.name, "entries": entries})
+    return {**done(ctx.manifest, ctx.cache), "records": stats}
+
+
+def _manifest_check(ctx: SweepContext):
+    """Like key_check, but the manifest's inputs are thousands of records: their
+    stat signatures live in the manifest task's values, so a no-op sweep stats
+    each record instead of reading it."""
+    holder: dict = {}
+    check = key_check(ctx.manifest, lambda: manifest_inputs(ctx, holder.get("records")), ctx.cache)
+
+    def manifest_check(task, values) -> bool:
+        holder["records"] = (values or {}).get("records")
+        return check(task, values)
+
+    manifest_check.__signature__ = check.__signature__
+    manifest_check.__qualname__ = "manifest inputs"
+    return manifest_check
 
 
 def report_inputs(ctx: SweepContext) -> dict[str, str]:
-    sha = ctx.cache.sha256(ctx.manifest)
+    sha = ctx.cache.stamp(ctx.manifest)
     if sha is None:
         raise KeyError("manifest not written")
     return {"manifest": sha}
@@ -69,14 +105,21 @@ def write_report(ctx: SweepContext) -> bool:
 
 def task_manifest(ctx: SweepContext) -> Iterator[dict]:
     """The sweep's one aggregate file: every run and tournament record and its digest."""
+    # The groups, not each sub-task: one dependency edge per kind. Seeds,
+    # prompts and fields are not inputs of the manifest; they are listed so
+    # that a sweep visits (and reports) every task even when fresh tasks
+    # carry no edges of their own.
+    uptodate, deps = ctx.settle(
+        "manifest", ["seed", "prompt", "run", "build", "entrants", "tournament"], _manifest_check(ctx),
+        keep_deps=True,
+    )
     yield {
         "basename": "manifest",
         "actions": [(write_manifest, (ctx,))],
-        # The groups, not each sub-task: one dependency edge per kind.
-        "task_dep": ["run", "build", "tournament"],
+        "task_dep": deps,
         "clean": True,
-            "targets": [ctx.rel(ctx.manifest)],
-        "uptodate": [KeyCheck(ctx.manifest, lambda: manifest_inputs(ctx), ctx.cache)],
+        "targets": [ctx.rel(ctx.manifest)],
+        "uptodate": uptodate,
         "doc": task_manifest.__doc__,
     }
 
@@ -86,12 +129,14 @@ def task_report(ctx: SweepContext) -> Iterator[dict]:
     if not ctx.sweep.plan.report:
         return
     record = ctx.report_dir / "report.json"
+    uptodate, deps = ctx.settle(
+        "report", ["manifest"], key_check(record, lambda: report_inputs(ctx), ctx.cache), keep_deps=True)
     yield {
         "basename": "report",
-        "actions": [(write_report, (ctx,))],
-        "task_dep": ["manifest"],
+        "actions": [(keyed, (record, ctx.cache, write_report, ctx))],
+        "task_dep": deps,
         "clean": True,
-            "targets": [ctx.rel(record)],
-        "uptodate": [KeyCheck(record, lambda: report_inputs(ctx), ctx.cache)],
+        "targets": [ctx.rel(record)],
+        "uptodate": uptodate,
         "doc": task_report.__doc__,
     }

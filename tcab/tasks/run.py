@@ -20,8 +20,8 @@ from tcab.plan import RunSpec
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import KEPT_STATUSES, RunRequest
 from tcab.tasks.inputs import solution_inputs
-from tcab.tasks.keys import KeyCheck, fresh, write_target
-from tcab.tasks.seed import prompt_task_name, seed_task_name
+from tcab.tasks.keys import fresh, key_check, keyed, write_target
+from tcab.tasks.seed import prompt_task_name
 
 
 def run_task_name(spec: RunSpec) -> str:
@@ -31,7 +31,7 @@ def run_task_name(spec: RunSpec) -> str:
 def _upstream(ctx: SweepContext, spec: RunSpec, name: str) -> dict:
     """A field of the seed or prompt record; KeyError when it was not built."""
     path = (ctx.seed_record if name == "seed" else ctx.prompt_record)(spec.case, spec.version, spec.variant)
-    doc = ctx.cache.json(path)
+    doc = ctx.settled_json(path, f"{name}:{spec.case_path}")
     if not isinstance(doc, dict):
         raise KeyError(f"{name} {spec.case_path} not built")
     return doc
@@ -92,19 +92,26 @@ def task_runs(ctx: SweepContext) -> Iterator[dict]:
     # Named ``run`` through ``basename``: doit refuses a generator called
     # task_run because ``run`` is also its command (``doit run run:...`` works).
     yield {"basename": "run", "name": None, "doc": task_runs.__doc__}
+    names = []
     for spec in ctx.sweep.runs:
         record = ctx.run_record(spec)
+        name = run_task_name(spec)
+        names.append(name)
+        # The prompt task runs after the seed (see task_prompt): one edge
+        # per run instead of two keeps doit's dispatcher cheap at 10,000 runs.
+        uptodate, deps = ctx.settle(
+            name, [prompt_task_name(spec.case, spec.version, spec.variant)],
+            key_check(record, lambda s=spec: run_inputs(ctx, s), ctx.cache),
+        )
         yield {
             "basename": "run",
             "name": spec.name,
-            "actions": [(do_run, (ctx, spec))],
-            "task_dep": [
-                seed_task_name(spec.case, spec.version, spec.variant),
-                prompt_task_name(spec.case, spec.version, spec.variant),
-            ],
+            "actions": [(keyed, (record, ctx.cache, do_run, ctx, spec))],
+            "task_dep": deps,
             "clean": True,
             "targets": [ctx.rel(record)],
-            "uptodate": [KeyCheck(record, lambda s=spec: run_inputs(ctx, s), ctx.cache)],
+            "uptodate": uptodate,
             "doc": f"{spec.harness}{'' if spec.model is None else ' ' + spec.model} on "
             f"{spec.case} {spec.version} {spec.variant}, repeat {spec.repeat}",
         }
+    ctx.settle_group("run", names)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from tcab import atomic
 from tcab.tasks.context import SweepContext
 from tcab.tasks.inputs import prompt_inputs, seed_inputs
-from tcab.tasks.keys import KeyCheck, fresh, write_target
+from tcab.tasks.keys import fresh, key_check, keyed, write_target
 
 
 def seed_task_name(case: str, version: str, variant: str) -> str:
@@ -72,30 +72,45 @@ def build_prompt(ctx: SweepContext, slug: str, version: str, variant: str) -> bo
 def task_seed(ctx: SweepContext) -> Iterator[dict]:
     """Seeded repositories, one per case/version/variant (build/seeds/)."""
     yield {"basename": "seed", "name": None, "doc": task_seed.__doc__}
+    names = []
     for slug, version, variant in ctx.sweep.seeds():
         record = ctx.seed_record(slug, version, variant)
+        name = seed_task_name(slug, version, variant)
+        names.append(name)
+        check = key_check(record, lambda s=slug, v=version, x=variant: _seed_inputs(ctx, s, v, x), ctx.cache)
+        uptodate, deps = ctx.settle(name, [], check)
         yield {
             "basename": "seed",
             "name": f"{slug}/{version}/{variant}",
-            "actions": [(build_seed, (ctx, slug, version, variant))],
+            "actions": [(keyed, (record, ctx.cache, build_seed, ctx, slug, version, variant))],
             "clean": True,
             "targets": [ctx.rel(record)],
-            "uptodate": [KeyCheck(record, lambda s=slug, v=version, x=variant: _seed_inputs(ctx, s, v, x), ctx.cache)],
+            "uptodate": uptodate,
             "doc": f"seed {slug} {version} variant {variant}",
         }
+    ctx.settle_group("seed", names)
 
 
 def task_prompt(ctx: SweepContext) -> Iterator[dict]:
     """Rendered prompts, one per case/version/variant (build/prompts/)."""
     yield {"basename": "prompt", "name": None, "doc": task_prompt.__doc__}
+    names = []
     for slug, version, variant in ctx.sweep.seeds():
         record = ctx.prompt_record(slug, version, variant)
+        name = prompt_task_name(slug, version, variant)
+        names.append(name)
+        check = key_check(record, lambda s=slug, v=version, x=variant: _prompt_inputs(ctx, s, v, x), ctx.cache)
+        # The seed is not an input of a prompt, only an ordering, so that a
+        # run waits on one task, the prompt, and gets both.
+        uptodate, deps = ctx.settle(name, [seed_task_name(slug, version, variant)], check)
         yield {
             "basename": "prompt",
             "name": f"{slug}/{version}/{variant}",
-            "actions": [(build_prompt, (ctx, slug, version, variant))],
+            "actions": [(keyed, (record, ctx.cache, build_prompt, ctx, slug, version, variant))],
+            "task_dep": deps,
             "clean": True,
             "targets": [ctx.rel(record)],
-            "uptodate": [KeyCheck(record, lambda s=slug, v=version, x=variant: _prompt_inputs(ctx, s, v, x), ctx.cache)],
+            "uptodate": uptodate,
             "doc": f"prompt of {slug} {version} variant {variant}",
         }
+    ctx.settle_group("prompt", names)
