@@ -39,18 +39,25 @@ def _upstream(ctx: SweepContext, spec: RunSpec, name: str) -> dict:
 
 def run_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
     """The digests a run depends on. Raises KeyError if the seed or prompt is missing."""
-    case = ctx.case(spec.case, spec.version)
-    harness = ctx.harness(spec.harness)
-    inputs = {
-        "seed": _upstream(ctx, spec, "seed")["commit"],
-        "prompt": _upstream(ctx, spec, "prompt")["sha256"],
-        "harness": harness.digest,
-        "image": ctx.image_digest(case.type),
-        "entry": spec.entry_digest,
-    }
-    if harness.stage_solution:
-        inputs["solution"] = solution_inputs(case, case.variant(spec.variant), ctx.cache)
-    return inputs
+    group = (spec.case, spec.version, spec.variant, spec.harness)
+    settled = ctx.fresh.get(f"prompt:{spec.case_path}") and ctx.fresh.get(f"seed:{spec.case_path}")
+    # Every repeat and model of a harness on a variant shares all inputs but
+    # the plan entry; with a settled seed and prompt they are computed once.
+    shared = ctx._memo.get(("run-inputs", group)) if settled else None
+    if shared is None:
+        case = ctx.case(spec.case, spec.version)
+        harness = ctx.harness(spec.harness)
+        shared = {
+            "seed": _upstream(ctx, spec, "seed")["commit"],
+            "prompt": _upstream(ctx, spec, "prompt")["sha256"],
+            "harness": harness.digest,
+            "image": ctx.image_digest(case.type),
+        }
+        if harness.stage_solution:
+            shared["solution"] = solution_inputs(case, case.variant(spec.variant), ctx.cache)
+        if settled:
+            ctx._memo[("run-inputs", group)] = shared
+    return {**shared, "entry": spec.entry_digest}
 
 
 def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
@@ -111,7 +118,5 @@ def task_runs(ctx: SweepContext) -> Iterator[dict]:
             "clean": True,
             "targets": [ctx.rel(record)],
             "uptodate": uptodate,
-            "doc": f"{spec.harness}{'' if spec.model is None else ' ' + spec.model} on "
-            f"{spec.case} {spec.version} {spec.variant}, repeat {spec.repeat}",
         }
     ctx.settle_group("run", names)
