@@ -8,6 +8,7 @@ is documented with examples in docs/sweeps.md. Every error becomes a
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import strictyaml as sy
@@ -88,8 +89,13 @@ def _key_at(text: str, line0: int) -> str | None:
 def _error(path: Path, text: str, exc: sy.YAMLError) -> PlanError:
     mark = getattr(exc, "problem_mark", None)
     line0 = mark.line if mark is not None else 0
-    key = _key_at(text, line0)
     problem = str(getattr(exc, "problem", None) or exc).strip()
+    unknown = re.match(r"unexpected key not in schema '(.+)'", problem)
+    if unknown:
+        # strictyaml marks the end of the mapping; point at the key itself.
+        lines = range(min(line0, len(text.splitlines()) - 1), -1, -1)
+        line0 = next((i for i in lines if _key_at(text, i) == unknown.group(1)), line0)
+    key = _key_at(text, line0)
     context = str(getattr(exc, "context", "") or "").strip()
     where = f"{path}:{line0 + 1}"
     detail = f"{problem} ({context})" if context else problem
