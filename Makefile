@@ -20,8 +20,9 @@ images: podman    ## build the run images locally from Debian (debootstrap + lay
 test: setup       ## run the whole test suite (needs `make images` for the container tests)
 	$(PYTHON) -m pytest -q
 
-demo: setup images ## the main job: run the demo sweep and print the standings
+demo: setup images ## the main job: run the demo sweep (benchmark.yaml) and print the standings
 	$(PYTHON) -m doit -f dodo.py
+	@echo "tables: tcab report   one task: doit list, doit info TASK   another plan: doit plan=plans/agents.yaml"
 
 bench: setup      ## run the benchmarks; each prints ratios against its own baseline
 	for b in bench/*.py; do echo "== $$b"; $(PYTHON) $$b || exit 1; done

@@ -46,7 +46,8 @@ class SweepTasks:
 
         return {
             "default_tasks": ["report"] if self.ctx.sweep.plan.report else ["manifest"],
-            "num_process": self.ctx.sweep.plan.parallelism,
+            # 1 means doit's plain in-process runner; more, worker processes.
+            "num_process": self.ctx.sweep.plan.parallelism if self.ctx.sweep.plan.parallelism > 1 else 0,
             # Processes, not threads: runs and matches hold the GIL-free
             # parts briefly; every run gets its own container either way.
             "par_type": "process",

@@ -24,7 +24,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from doit.exceptions import TaskFailed
+
 from tcab import atomic
+from tcab.errors import TcabError
 
 Inputs = Mapping[str, str]
 
@@ -152,7 +155,8 @@ def key_check(target: Path, inputs: Callable[[], Inputs], cache: FileDigests) ->
         fast = seen is not None and seen[0] == st.st_mtime_ns and seen[1] == st.st_size
         try:
             now = inputs()
-        except (KeyError, FileNotFoundError) as exc:
+        except (KeyError, FileNotFoundError, TcabError) as exc:
+            # Stale; the action computes the inputs again and reports the error.
             check.__qualname__ = f"inputs[{where}: input unavailable: {exc}]"
             return False
         if fast:
@@ -208,7 +212,11 @@ def fresh(target: Path, inputs: Inputs, cache: FileDigests) -> dict[str, Any] | 
 
 def keyed(target: Path, cache: FileDigests, action: Callable[..., Any], *args: Any) -> Any:
     """Run ``action(*args)``; when it succeeds, return :func:`done` values for doit to keep."""
-    result = action(*args)
+    try:
+        result = action(*args)
+    except TcabError as exc:
+        # Bad input or infrastructure: a task failure with our message, no traceback.
+        return TaskFailed(f"{type(exc).__name__}: {exc}")
     if result is True or result is None:
         return done(target, cache)
     return result

@@ -11,7 +11,8 @@ test can see which work was really done (not only which doit actions ran).
 
 The image digests come from ``images/<case type>`` in the project, so a
 test changes "the image" by writing that file. ``TCAB_FAKE_RUN_SLEEP``
-makes each run take that many seconds (for the SIGKILL test).
+makes each run take that many seconds (for the SIGKILL test);
+``TCAB_FAKE_STATUS=scripted:harness_error`` makes a harness's runs end so.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from tcab import atomic
 from tcab.catalog import tree_digest
+from tcab.errors import HarnessError
 from tcab.settings import Settings
 from tcab.tasks.executors import (
     BuildOutcome,
@@ -57,6 +59,9 @@ def make_executors(root: Path) -> Executors:
         from tcab.results import open_db, record_run
 
         settings = req.settings
+        if os.environ.get("TCAB_FAKE_STATUS") == f"{req.spec.harness}:raise":
+            # What the lifecycle does for bad input (a missing secret, say).
+            raise HarnessError(f"secret API_KEY is not set (needed by harness {req.spec.harness})")
         _log(settings, f"run {req.spec.name}")
         run_id = f"{req.spec.case}-{req.spec.harness}-{uuid.uuid4().hex[:10]}"
         run_dir = settings.runs_dir / run_id
@@ -81,7 +86,9 @@ def make_executors(root: Path) -> Executors:
             record_run(db, record, [{"stage": "session", "status": "completed"}])
         finally:
             db.close()
-        return RunOutcome(run_id, "completed", run_dir, digest)
+        # TCAB_FAKE_STATUS=harness:status makes that harness's runs end so.
+        forced = dict(x.split(":", 1) for x in os.environ.get("TCAB_FAKE_STATUS", "").split(",") if x)
+        return RunOutcome(run_id, forced.get(req.spec.harness, "completed"), run_dir, digest)
 
     def _module(settings: Settings, data: bytes) -> BuildOutcome:
         sha = hashlib.sha256(data).hexdigest()

@@ -1,0 +1,43 @@
+"""Which run outcomes are kept (the harness's doing) and which are retried (ours)."""
+
+from __future__ import annotations
+
+import json
+
+from test_incremental import ALL_TASKS
+
+SCRIPTED = {t for t in ALL_TASKS if t.startswith("run:") and t.endswith("/scripted/1")}
+
+
+def test_an_infrastructure_failure_is_not_a_result_and_is_retried(project, monkeypatch):
+    monkeypatch.setenv("TCAB_FAKE_STATUS", "scripted:infrastructure")
+    code, ran, out = project.doit("--continue")
+    assert code != 0
+    assert "ended infrastructure" in out
+    records = project.path("results/sweep/runs")
+    assert not list(records.rglob("scripted/1.json")), "no record for a failed run"
+    assert len(list(records.rglob("reference/1.json"))) == 3
+    monkeypatch.delenv("TCAB_FAKE_STATUS")
+    code, ran, _ = project.doit()
+    assert code == 0
+    # Only the failed runs, what depends on them, and the aggregates they block.
+    assert ran == SCRIPTED | {"build:duel/v1.0.0/base/scripted/1", "manifest", "report"}
+
+
+def test_a_harness_error_is_a_result_and_is_kept(project, monkeypatch):
+    monkeypatch.setenv("TCAB_FAKE_STATUS", "scripted:harness_error")
+    code, ran, _ = project.doit()
+    assert code == 0 and ran == ALL_TASKS
+    doc = json.loads(project.path("results/sweep/runs/mini/v1.0.0/one/scripted/1.json").read_text())
+    assert doc["status"] == "harness_error"
+    monkeypatch.delenv("TCAB_FAKE_STATUS")
+    code, ran, _ = project.doit()
+    assert code == 0 and ran == set(), "a kept outcome is not redone"
+
+
+def test_bad_input_fails_the_task_with_a_message_not_a_traceback(project, monkeypatch):
+    monkeypatch.setenv("TCAB_FAKE_STATUS", "scripted:raise")
+    code, ran, out = project.doit("--continue")
+    assert code != 0
+    assert "HarnessError: secret API_KEY is not set (needed by harness scripted)" in out
+    assert "Traceback" not in out
