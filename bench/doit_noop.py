@@ -43,6 +43,7 @@ task_runs = _sweep.task_runs
 task_build = _sweep.task_build
 task_entrants = _sweep.task_entrants
 task_tournament = _sweep.task_tournament
+task_replay = _sweep.task_replay
 task_manifest = _sweep.task_manifest
 task_report = _sweep.task_report
 '''

@@ -11,7 +11,8 @@
     ...
 
 Task kinds, in dependency order: ``seed``, ``prompt`` -> ``run`` ->
-``build`` -> ``entrants`` -> ``tournament`` -> ``manifest`` -> ``report``.
+``build`` -> ``entrants`` -> ``tournament`` -> ``replay`` -> ``manifest``
+-> ``report``.
 Every task is up to date when its target records the same input digests
 (:mod:`tcab.tasks.keys`).
 """
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from tcab.plan import expand, load_plan, plan_path
 from tcab.settings import Settings
-from tcab.tasks.arena import task_build, task_entrants, task_tournament
+from tcab.tasks.arena import task_build, task_entrants, task_replay, task_tournament
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import Executors
 from tcab.tasks.report import task_manifest, task_report
@@ -80,6 +81,10 @@ class SweepTasks:
     def task_tournament(self) -> Iterator[dict]:
         """Tournaments: matches, replays, standings, ratings."""
         return task_tournament(self.ctx)
+
+    def task_replay(self) -> Iterator[dict]:
+        """Replay checks: every match re-simulated from its replay."""
+        return task_replay(self.ctx)
 
     def task_manifest(self) -> Iterator[dict]:
         """The sweep's one aggregate file of every run and tournament record."""

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from doit.exceptions import TaskFailed
+
 from tcab.plan import Participant, RunSpec, TournamentSpec
 from tcab.tasks.context import SweepContext, baseline_build_name
 from tcab.tasks.executors import BuildOutcome, Entrant, RunOutcome, TournamentRequest
@@ -218,3 +220,54 @@ def task_tournament(ctx: SweepContext) -> Iterator[dict]:
             "doc": f"{t.name}: {len(t.participants)} participants on {t.case_path}, {t.rounds} rounds",
         }
     ctx.settle_group("tournament", names)
+
+
+# ---- replays: every match of a tournament re-simulated from its replay
+
+def replay_inputs(ctx: SweepContext, t: TournamentSpec) -> dict[str, str]:
+    standings = _record_doc(ctx, ctx.tournament_dir(t) / "standings.json", f"tournament {t.name}")
+    case = ctx.case(t.case, t.version)
+    return {"standings": standings["stamp"], "game": game_inputs(case, case.variant(t.variant), ctx.cache)}
+
+
+def verify_tournament_replays(ctx: SweepContext, t: TournamentSpec) -> bool | TaskFailed:
+    """Re-simulate every replay of the tournament; a replay that does not reproduce
+    its result fails the task and writes no record, so every sweep says so."""
+    inputs = replay_inputs(ctx, t)
+    record = ctx.tournament_dir(t) / "replays.json"
+    if fresh(record, inputs, ctx.cache) is not None:
+        return True
+    standings = _record_doc(ctx, ctx.tournament_dir(t) / "standings.json", f"tournament {t.name}")
+    paths = [ctx.settings.root / p for p in standings.get("match_replays", [])]
+    if not paths and standings.get("matches"):
+        return TaskFailed(f"{t.name}: standings.json lists no replays; redo it: doit clean tournament:{t.name}")
+    verdicts = ctx.executors.verify_replays(ctx.case(t.case, t.version), t.variant, paths)
+    failed = [v for v in verdicts if not v["ok"]]
+    if failed:
+        lines = "\n".join(f"  {v['replay']}: {'; '.join(v['problems'])}" for v in failed)
+        return TaskFailed(f"{len(failed)} of {len(verdicts)} replays of {t.name} do not reproduce:\n{lines}")
+    write_target(record, inputs, {"tournament": t.name, "verified": len(verdicts)})
+    return True
+
+
+def task_replay(ctx: SweepContext) -> Iterator[dict]:
+    """Replay checks: each tournament's matches re-simulated without wasm (tcab replay verify)."""
+    yield {"basename": "replay", "name": None, "doc": task_replay.__doc__}
+    names = []
+    for t in ctx.sweep.tournaments:
+        record = ctx.tournament_dir(t) / "replays.json"
+        names.append(f"replay:{t.name}")
+        uptodate, deps = ctx.settle(
+            names[-1], [f"tournament:{t.name}"],
+            key_check(record, lambda x=t: replay_inputs(ctx, x), ctx.cache),
+        )
+        yield {
+            "basename": "replay", "name": t.name,
+            "actions": [(keyed, (record, ctx.cache, verify_tournament_replays, ctx, t))],
+            "task_dep": deps,
+            "clean": True,
+            "targets": [ctx.rel(record)],
+            "uptodate": uptodate,
+            "doc": f"replays of {t.name} verified",
+        }
+    ctx.settle_group("replay", names)

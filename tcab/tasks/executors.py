@@ -93,3 +93,5 @@ class Executors:
     build_baseline: Callable[[Any, str, Settings], BuildOutcome]
     tournament: Callable[[TournamentRequest], dict[str, Any]]  # -> {"standings": [...], ...}
     report: Callable[[Settings, Path], None]  # results.db -> static report in the folder
+    # (case, variant slug, replay files) -> one verdict per file: {"replay", "ok", "problems"}
+    verify_replays: Callable[[Any, str, list[Path]], list[dict[str, Any]]]

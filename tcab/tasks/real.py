@@ -141,6 +141,7 @@ def tournament(request: TournamentRequest) -> dict[str, Any]:
         "played": result.played,
         "excluded": excluded,
         "replays": str(Path(settings.results_dir.name) / "replays"),
+        "match_replays": sorted({_rel(settings, Path(m["replay"])) for m in result.matches}),
         "standings": [
             {"name": result.contestants[s.player].label, "sha256": result.contestants[s.player].sha256,
              "played": s.played, "wins": s.wins, "draws": s.draws, "losses": s.losses,
@@ -148,6 +149,30 @@ def tournament(request: TournamentRequest) -> dict[str, Any]:
             for s in result.standings
         ],
     }
+
+
+def _rel(settings: Settings, path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(settings.root))
+    except ValueError:
+        return str(path)
+
+
+def verify_replays(case, variant: str, replays: list[Path]) -> list[dict[str, Any]]:
+    """Re-simulate each replay with the case's rules (no wasm): does it reproduce its result?"""
+    from tcab.arena.game import GameSpec
+    from tcab.arena.replay import read_replay, verify_replay
+    from tcab.errors import ReplayError
+
+    spec = GameSpec.from_case(case, case.variant(variant))
+    verdicts = []
+    for path in replays:
+        try:
+            verdict = verify_replay(read_replay(path), spec.rules_path, spec.action_schema)
+            verdicts.append({"replay": str(path), "ok": verdict.ok, "problems": list(verdict.problems)})
+        except ReplayError as exc:
+            verdicts.append({"replay": str(path), "ok": False, "problems": [str(exc)]})
+    return verdicts
 
 
 def report(settings: Settings, out_dir: Path) -> None:
@@ -172,4 +197,5 @@ def real_executors() -> Executors:
         build_baseline=build_baseline,
         tournament=tournament,
         report=report,
+        verify_replays=verify_replays,
     )

@@ -25,6 +25,7 @@ def _records(ctx: SweepContext) -> dict[str, object]:
         out[f"build:{name}"] = ctx.module_record(name)
     for t in ctx.sweep.tournaments:
         out[f"tournament:{t.name}"] = ctx.tournament_dir(t) / "standings.json"
+        out[f"replay:{t.name}"] = ctx.tournament_dir(t) / "replays.json"
     return out
 
 
@@ -110,7 +111,7 @@ def task_manifest(ctx: SweepContext) -> Iterator[dict]:
     # that a sweep visits (and reports) every task even when fresh tasks
     # carry no edges of their own.
     uptodate, deps = ctx.settle(
-        "manifest", ["seed", "prompt", "run", "build", "entrants", "tournament"], _manifest_check(ctx),
+        "manifest", ["seed", "prompt", "run", "build", "entrants", "tournament", "replay"], _manifest_check(ctx),
         keep_deps=True,
     )
     yield {

@@ -113,7 +113,13 @@ def make_executors(root: Path) -> Executors:
              "losses": i, "forfeits": 0, "rating": 100.0 - i, "ci_low": 90.0 - i, "ci_high": 110.0 - i}
             for i, e in enumerate(ranked)
         ]
-        return {"standings": standings, "rounds": req.spec.rounds, "seed": req.spec.seed}
+        replays = []
+        for i in range(req.spec.rounds):
+            path = req.settings.results_dir / "replays" / f"{req.spec.name}-{i}.json"
+            atomic.write_text(path, json.dumps({"entrants": [e.sha256 for e in ranked], "round": i}))
+            replays.append(str(path.relative_to(req.settings.root)))
+        return {"standings": standings, "rounds": req.spec.rounds, "seed": req.spec.seed,
+                "match_replays": replays}
 
     def report(settings, out_dir):
         _log(settings, "report")
@@ -126,4 +132,13 @@ def make_executors(root: Path) -> Executors:
             conn.close()
         atomic.write_text(out_dir / "index.html", f"<p>{n} runs</p>\n")
 
-    return Executors(image_digest, harness, run, build_run, build_baseline, tournament, report)
+    def verify_replays(case, variant, replays):
+        _log(settings_of(replays), f"verify {len(replays)}")
+        bad = os.environ.get("TCAB_FAKE_STATUS") == "replay:diverge"
+        return [{"replay": str(p), "ok": not bad and json.loads(Path(p).read_text())["round"] >= 0,
+                 "problems": ["final digest differs"] if bad else []} for p in replays]
+
+    def settings_of(replays):
+        return Settings.from_env(root, {})
+
+    return Executors(image_digest, harness, run, build_run, build_baseline, tournament, report, verify_replays)

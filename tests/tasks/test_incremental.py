@@ -21,10 +21,11 @@ ALL_TASKS = {
     "run:duel/v1.0.0/base/reference/1", "run:duel/v1.0.0/base/scripted/1",
     "build:duel/v1.0.0/base/reference/1", "build:duel/v1.0.0/base/scripted/1",
     "build:duel/v1.0.0/baseline/left", "build:duel/v1.0.0/baseline/right",
-    "entrants:duel-cup", "tournament:duel-cup", "manifest", "report",
+    "entrants:duel-cup", "tournament:duel-cup", "replay:duel-cup", "manifest", "report",
 }
 TAIL = {"manifest", "report"}
-CUP = {"entrants:duel-cup", "tournament:duel-cup"}
+CUP = {"entrants:duel-cup", "tournament:duel-cup", "replay:duel-cup"}
+PLAY = {"tournament:duel-cup", "replay:duel-cup"}
 
 
 def test_first_sweep_runs_everything_and_second_nothing(project):
@@ -80,12 +81,12 @@ CHANGES = {
         {"build:duel/v1.0.0/baseline/left"} | CUP | TAIL,
     ),
     # The game rules: the tournament only; no seed, run or build.
-    "game rules": (_rules_edit, {"tournament:duel-cup"} | TAIL),
+    "game rules": (_rules_edit, PLAY | TAIL),
     # The plan: more rounds replays the tournament; the field is unchanged.
     "plan: tournament rounds": (
         lambda p: p.path("benchmark.yaml").write_text(
             p.path("benchmark.yaml").read_text().replace("rounds: 2", "rounds: 3")),
-        {"tournament:duel-cup"} | TAIL,
+        PLAY | TAIL,
     ),
     # The plan: a second repeat adds runs (and builds, and a contestant); repeat 1 is kept.
     "plan: repeats": (

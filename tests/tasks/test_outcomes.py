@@ -41,3 +41,15 @@ def test_bad_input_fails_the_task_with_a_message_not_a_traceback(project, monkey
     assert code != 0
     assert "HarnessError: secret API_KEY is not set (needed by harness scripted)" in out
     assert "Traceback" not in out
+
+
+def test_a_replay_that_does_not_reproduce_fails_every_sweep_until_it_does(project, monkeypatch):
+    monkeypatch.setenv("TCAB_FAKE_STATUS", "replay:diverge")
+    code, ran, out = project.doit()
+    assert code != 0 and "2 of 2 replays of duel-cup do not reproduce" in out
+    assert not project.path("results/sweep/tournaments/duel-cup/replays.json").exists()
+    code, ran, _ = project.doit()
+    assert code != 0 and ran == {"replay:duel-cup"}
+    monkeypatch.delenv("TCAB_FAKE_STATUS")
+    code, ran, _ = project.doit()
+    assert code == 0 and ran == {"replay:duel-cup", "manifest", "report"}
