@@ -84,6 +84,7 @@ def null_executors():
         build_baseline=lambda *a: BuildOutcome(False, detail="null"),
         tournament=lambda req: {"standings": []},
         report=lambda s, out: (out.mkdir(parents=True, exist_ok=True), (out / "index.html").write_text("-")),
+        verify_replays=lambda case, variant, paths: [],
     )
 
 
