@@ -117,12 +117,12 @@ def load_sweep(
         from tcab.tasks.real import real_executors
 
         executors = real_executors()
-    harnesses = executors_harnesses(settings)
+    harnesses = _harness_slugs(settings)
     sweep = expand(the_plan, catalog, harnesses)
     return SweepTasks(SweepContext(settings=settings, sweep=sweep, catalog=catalog, executors=executors))
 
 
-def executors_harnesses(settings: Settings) -> list[str] | None:
+def _harness_slugs(settings: Settings) -> list[str] | None:
     """Slugs of the harness definitions in ``harnesses/`` (None when the folder is empty,
     so a plan is not refused before any definition exists)."""
     folder = settings.harnesses_dir

@@ -8,6 +8,8 @@ the task layer: nothing stale, nothing redundant.
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 MINI = "test-cases/end-to-end/easy/mini/v1.0.0"
@@ -140,3 +142,17 @@ def test_one_task_by_name_does_one_thing(project):
     code, ran, _ = project.doit("run:mini/v1.0.0/one/scripted/1")
     assert ran == {"prompt:mini/v1.0.0/one", "run:mini/v1.0.0/one/scripted/1"}
     assert project.calls() == ["run mini/v1.0.0/one/scripted/1"]
+
+
+def test_a_restored_build_cache_is_up_to_date_on_another_machine(project, tmp_path):
+    from conftest import Project
+
+    project.doit()
+    # Another checkout at another path; build/ restored by a CI cache with new
+    # mtimes and without doit's state file: digests, not times or paths.
+    other = Project(tmp_path / "elsewhere")
+    shutil.copytree(project.path("build"), other.path("build"), copy_function=shutil.copy)
+    pure = ["seed", "prompt", "build:duel/v1.0.0/baseline/left", "build:duel/v1.0.0/baseline/right"]
+    code, ran, _ = other.doit(*pure)
+    assert code == 0 and ran == set()
+    assert other.calls() == []
