@@ -140,7 +140,7 @@ def tournament(request: TournamentRequest) -> dict[str, Any]:
         "matches": len(result.matches),
         "played": result.played,
         "excluded": excluded,
-        "replays": str(Path(settings.results_dir.name) / "replays"),
+        "replays": _rel(settings, settings.results_dir / "replays"),
         "match_replays": sorted({_rel(settings, Path(m["replay"])) for m in result.matches}),
         "standings": [
             {"name": result.contestants[s.player].label, "sha256": result.contestants[s.player].sha256,

@@ -31,8 +31,11 @@ def summary_lines(ctx: SweepContext, ran: int, uptodate: int, failed: int) -> li
                 f"  {i:>2}  {s['name']:<28} {s['wins']:>3} {s['draws']:>3} {s['losses']:>3} {s['forfeits']:>3}"
                 f"  {s['rating']:7.1f} [{s['ci_low']:.1f}, {s['ci_high']:.1f}]"
             )
-        if doc.get("replays"):
-            lines.append(f"  replays: {doc['replays']}")
+        replays = doc.get("match_replays") or []
+        verified = ctx.cache.json(ctx.tournament_dir(t) / "replays.json")
+        checked = f", {verified['verified']} verified" if isinstance(verified, dict) else ""
+        where = ctx.rel(ctx.settings.results_dir / "replays")
+        lines.append(f"  {len(replays)} replays in {where}/{checked}  (tcab replay verify FILE)")
     report = ctx.report_dir / "index.html"
     if ctx.sweep.plan.report and report.exists():
         lines.append(f"report: {ctx.rel(report)}  (tables: tcab report)")
