@@ -1,0 +1,56 @@
+"""The demo plan for real: Podman runs, zig builds, wasmtime matches, the report.
+
+The same sweep as ``make demo`` (benchmark.yaml), into temporary build and
+results folders; then a second sweep that must do nothing and say so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _doit(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TCAB_BUILD": str(tmp / "build"), "TCAB_RESULTS": str(tmp / "results"),
+           "TCAB_TMP": str(tmp / "tmp")}
+    return subprocess.run([sys.executable, "-m", "doit", "-f", str(ROOT / "dodo.py"), *args],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.podman
+def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime, tmp_path):
+    first = _doit(tmp_path, "-n", "2")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "sweep demo: 15 ran, 0 up to date, 0 failed" in first.stdout
+    results = tmp_path / "results"
+
+    conn = sqlite3.connect(results / "results.db")
+    try:
+        runs = conn.execute("SELECT case_slug, status, plan_digest FROM runs ORDER BY case_slug").fetchall()
+        ratings = conn.execute("SELECT count(*) FROM ratings").fetchone()[0]
+        builds = conn.execute("SELECT count(*) FROM builds WHERE status = 'ok'").fetchone()[0]
+    finally:
+        conn.close()
+    assert [(c, s) for c, s, _ in runs] == [("capture", "completed"), ("lights-out", "completed")]
+    assert all(d for _, _, d in runs), "each run row carries its plan entry digest"
+    assert ratings == 4 and builds == 4  # three baselines and the reference controller
+
+    standings = json.loads((results / "sweep/tournaments/capture-demo/standings.json").read_text())
+    assert {s["name"] for s in standings["standings"]} == {
+        "baseline/random", "baseline/rush", "baseline/guard", "reference/1"}
+    verified = json.loads((results / "sweep/tournaments/capture-demo/replays.json").read_text())
+    assert verified["verified"] == len(standings["match_replays"]) > 0
+    assert (results / "report/index.html").is_file()
+
+    second = _doit(tmp_path)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "sweep demo: nothing to do, all 15 tasks up to date" in second.stdout
+    assert "standings of capture-demo" in second.stdout
