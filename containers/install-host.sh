@@ -11,7 +11,8 @@ if [ "$(id -u)" -ne 0 ]; then
     exit 2
 fi
 
-packages=(podman runc catatonit debootstrap uidmap slirp4netns fuse-overlayfs curl)
+# chromium: the replay renderer and reference screenshots are checked in a real headless browser.
+packages=(podman runc catatonit debootstrap uidmap slirp4netns fuse-overlayfs curl chromium nodejs)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

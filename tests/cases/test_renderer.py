@@ -9,8 +9,6 @@ import subprocess
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
-import pytest
-
 from tcab.arena.game import GameSpec
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.replay import encode_replay
@@ -25,8 +23,8 @@ class QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
 def test_the_renderer_loads_a_gzip_replay_and_shows_the_tick(modules, tmp_path):
+    assert CHROMIUM, "needs Debian's chromium: make host installs it"
     case, problems = load_version(CASE)
     assert not problems
     spec = GameSpec.from_case(case, case.variant("base"))
