@@ -119,7 +119,9 @@ def load_sweep(
         executors = real_executors()
     harnesses = _harness_slugs(settings)
     sweep = expand(the_plan, catalog, harnesses)
-    return SweepTasks(SweepContext(settings=settings, sweep=sweep, catalog=catalog, executors=executors))
+    ctx = SweepContext(settings=settings, sweep=sweep, catalog=catalog, executors=executors)
+    ctx.cache.load_index(ctx.stat_index)
+    return SweepTasks(ctx)
 
 
 def _harness_slugs(settings: Settings) -> list[str] | None:

@@ -98,7 +98,7 @@ def task_build(ctx: SweepContext) -> Iterator[dict]:
         )
         yield {
             "basename": "build", "name": spec.name,
-            "actions": [(keyed, (record, ctx.cache, do_run_build, ctx, spec))],
+            "actions": [(keyed, (do_run_build, ctx, spec))],
             "task_dep": deps,
             "clean": True,
             "targets": [ctx.rel(record)],
@@ -118,7 +118,7 @@ def task_build(ctx: SweepContext) -> Iterator[dict]:
                 record, lambda a=(t.case, t.version, p.baseline): baseline_build_inputs(ctx, *a), ctx.cache))
             yield {
                 "basename": "build", "name": name,
-                "actions": [(keyed, (record, ctx.cache, do_baseline_build, ctx, t.case, t.version, p.baseline))],
+                "actions": [(keyed, (do_baseline_build, ctx, t.case, t.version, p.baseline))],
                 "clean": True,
                 "targets": [ctx.rel(record)],
                 "uptodate": uptodate,
@@ -189,7 +189,7 @@ def task_entrants(ctx: SweepContext) -> Iterator[dict]:
         )
         yield {
             "basename": "entrants", "name": t.name,
-            "actions": [(keyed, (record, ctx.cache, write_entrants, ctx, t))],
+            "actions": [(keyed, (write_entrants, ctx, t))],
             "task_dep": deps,
             "clean": True,
             "targets": [ctx.rel(record)],
@@ -212,7 +212,7 @@ def task_tournament(ctx: SweepContext) -> Iterator[dict]:
         )
         yield {
             "basename": "tournament", "name": t.name,
-            "actions": [(keyed, (record, ctx.cache, play_tournament, ctx, t))],
+            "actions": [(keyed, (play_tournament, ctx, t))],
             "task_dep": deps,
             "clean": True,
             "targets": [ctx.rel(record)],
@@ -263,7 +263,7 @@ def task_replay(ctx: SweepContext) -> Iterator[dict]:
         )
         yield {
             "basename": "replay", "name": t.name,
-            "actions": [(keyed, (record, ctx.cache, verify_tournament_replays, ctx, t))],
+            "actions": [(keyed, (verify_tournament_replays, ctx, t))],
             "task_dep": deps,
             "clean": True,
             "targets": [ctx.rel(record)],

@@ -41,7 +41,7 @@ class SweepContext:
         ``keep_deps`` keeps the edges of a fresh aggregate (manifest, report),
         so that doit still visits, and reports, every task of the sweep.
         """
-        fresh = all(self.fresh.get(d, False) for d in deps) and check(None, _saved_values(name))
+        fresh = all(self.fresh.get(d, False) for d in deps) and check(None, None)
         self.fresh[name] = fresh
         if fresh:
             return [True], list(deps) if keep_deps else []
@@ -143,22 +143,17 @@ class SweepContext:
         return self.settings.results_dir / "sweep" / "tournaments" / t.name
 
     @property
+    def stat_index(self) -> Path:
+        """The manifest's stat index of every target (a cache, see keys.key_check)."""
+        return self.settings.results_dir / "sweep" / ".stat-index.json"
+
+    @property
     def manifest(self) -> Path:
         return self.settings.results_dir / "sweep" / "manifest.json"
 
     @property
     def report_dir(self) -> Path:
         return self.settings.results_dir / "report"
-
-
-def _saved_values(task: str) -> dict | None:
-    """The values doit kept for ``task`` (the fast path of key_check), when doit
-    is loading the tasks; doit's dependency manager is its documented accessor
-    (doit.globals.Globals) and is set before any task generator runs."""
-    from doit.globals import Globals
-
-    dep = Globals.dep_manager
-    return dep.get_values(task) if dep is not None else None
 
 
 def baseline_build_name(case: str, version: str, baseline: str) -> str:

@@ -41,12 +41,46 @@ class FileDigests:
     keyed targets (they carry their own ``stamp``).
     """
 
-    __slots__ = ("_sha", "_json", "_trees")
+    __slots__ = ("_sha", "_json", "_trees", "_index")
 
     def __init__(self) -> None:
         self._sha: dict[tuple[str, int, int], str] = {}
         self._json: dict[tuple[str, int, int], Any] = {}
         self._trees: dict[str, str] = {}
+        self._index: dict[str, list] = {}
+
+    # ---- the stat index: a cache of (mtime_ns, size) -> key, stamp of keyed targets
+
+    def load_index(self, path: Path | str) -> None:
+        """Read the stat index written by the last manifest (a cache: a missing or
+        unreadable index only means that targets are opened to read their key)."""
+        try:
+            with open(path, "rb") as fh:
+                found = json.loads(fh.read().decode("utf-8"))
+        except (OSError, ValueError):
+            return
+        if isinstance(found, dict):
+            self._index = found
+
+    def indexed(self, path: str, st: os.stat_result) -> list | None:
+        """``[mtime_ns, size, key, stamp]`` of ``path`` if the index has it with this stat."""
+        entry = self._index.get(path)
+        if entry is not None and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
+            return entry
+        return None
+
+    def write_index(self, path: Path | str, targets: list[str]) -> None:
+        """Index ``targets`` (keyed targets that exist) by their current stat, atomically."""
+        index = {}
+        for target in targets:
+            try:
+                st = os.stat(target)
+            except FileNotFoundError:
+                continue
+            doc = self.json(target, st)
+            if isinstance(doc, dict) and "key" in doc:
+                index[target] = [st.st_mtime_ns, st.st_size, doc["key"], doc.get("stamp")]
+        atomic.write_text(path, json.dumps(index, separators=(",", ":")))
 
     @staticmethod
     def _stat_key(path: Path | str) -> tuple[str, int, int] | None:
@@ -131,12 +165,13 @@ def key_check(target: Path, inputs: Callable[[], Inputs], cache: FileDigests) ->
     (``KeyError``/``FileNotFoundError``: an upstream task failed or was not
     built), the task counts as stale and its action reports why.
 
-    Fast path: an action returns :func:`done` values (the target's key and
-    stat), which doit keeps in its state. When the target's stat still
-    matches, its key is taken from there and the file is not opened; when
-    doit's state is gone (SIGKILL) or the target was restored on another
-    machine (new mtime), the key is read from the target itself. doit's
-    state is a cache here, never the truth.
+    Fast path: the manifest task writes a stat index of every target
+    (:meth:`FileDigests.write_index`). When a target's stat still matches its
+    entry, its key is taken from there and the file is not opened; when the
+    index is gone or stale (SIGKILL before the manifest, a target restored on
+    another machine with a new mtime), the key is read from the target
+    itself. A cache, never the truth. doit's own state is not used at all
+    (its values would be decoded for every task of every sweep).
 
     A plain function, not an object with ``__call__``: doit inspects the
     signature of every uptodate callable on every check, and a function is
@@ -151,17 +186,17 @@ def key_check(target: Path, inputs: Callable[[], Inputs], cache: FileDigests) ->
         except FileNotFoundError:
             check.__qualname__ = f"inputs[{where}: target missing]"
             return False
-        seen = values.get("stat") if values else None
-        fast = seen is not None and seen[0] == st.st_mtime_ns and seen[1] == st.st_size
+        entry = cache.indexed(where, st)
+        known = entry[2] if entry is not None else None
         try:
             now = inputs()
         except (KeyError, FileNotFoundError, TcabError) as exc:
             # Stale; the action computes the inputs again and reports the error.
             check.__qualname__ = f"inputs[{where}: input unavailable: {exc}]"
             return False
-        if fast:
-            # The target is the one this task wrote: its key is in doit's state.
-            if values.get("key") == inputs_digest(now):
+        if known is not None:
+            # The target is unchanged since the last manifest noted its key.
+            if known == inputs_digest(now):
                 return True
         else:
             # The key is the digest of the inputs: comparing the inputs is enough.
@@ -190,14 +225,6 @@ def _check_signature() -> inspect.Signature:
 _CHECK_SIGNATURE = _check_signature()
 
 
-def done(target: Path, cache: FileDigests) -> dict[str, Any]:
-    """What an action returns once ``target`` is written: doit saves it as the
-    task's values, the fast path of :func:`key_check`."""
-    st = os.stat(target)
-    doc = cache.json(target)
-    return {"key": doc.get("key") if isinstance(doc, dict) else None, "stat": [st.st_mtime_ns, st.st_size]}
-
-
 def fresh(target: Path, inputs: Inputs, cache: FileDigests) -> dict[str, Any] | None:
     """The target document if it already holds exactly ``inputs``, else None.
 
@@ -210,13 +237,11 @@ def fresh(target: Path, inputs: Inputs, cache: FileDigests) -> dict[str, Any] | 
     return None
 
 
-def keyed(target: Path, cache: FileDigests, action: Callable[..., Any], *args: Any) -> Any:
-    """Run ``action(*args)``; when it succeeds, return :func:`done` values for doit to keep."""
+def keyed(action: Callable[..., Any], *args: Any) -> Any:
+    """Run ``action(*args)``, turning a TcabError into a task failure with its message."""
     try:
         result = action(*args)
     except TcabError as exc:
         # Bad input or infrastructure: a task failure with our message, no traceback.
         return TaskFailed(f"{type(exc).__name__}: {exc}")
-    if result is True or result is None:
-        return done(target, cache)
-    return result
+    return True if result is None else result

@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator
 
 from tcab.tasks.context import SweepContext
-from tcab.tasks.keys import done, fresh, inputs_digest, key_check, keyed, write_target
+from tcab.tasks.keys import fresh, inputs_digest, key_check, keyed, write_target
 
 
 def _records(ctx: SweepContext) -> dict[str, object]:
@@ -29,11 +29,10 @@ def _records(ctx: SweepContext) -> dict[str, object]:
     return out
 
 
-def _stamps(ctx: SweepContext, seen: dict | None) -> tuple[dict[str, str], dict[str, list]]:
-    """Each record's stamp, and its stat signature for the next check. A record
-    whose stat matches ``seen`` (the manifest task's values) is not opened."""
+def _stamps(ctx: SweepContext) -> dict[str, str]:
+    """Each record's stamp. A record whose stat matches the stat index (written
+    by the last manifest) is not opened: a no-op sweep stats each record."""
     digests: dict[str, str] = {}
-    stats: dict[str, list] = {}
     for name, path in _records(ctx).items():
         try:
             st = os.stat(path)
@@ -41,23 +40,22 @@ def _stamps(ctx: SweepContext, seen: dict | None) -> tuple[dict[str, str], dict[
             # A run that failed (infrastructure) has no record: the manifest says so.
             digests[name] = "missing"
             continue
-        old = seen.get(name) if seen else None
-        if old is not None and old[0] == st.st_mtime_ns and old[1] == st.st_size:
-            digests[name] = old[2]
+        entry = ctx.cache.indexed(str(path), st)
+        if entry is not None and entry[3]:
+            digests[name] = entry[3]
         else:
             doc = ctx.cache.json(path, st)
             stamp = doc.get("stamp") if isinstance(doc, dict) else None
             digests[name] = stamp if isinstance(stamp, str) else (ctx.cache.sha256(path) or "missing")
-        stats[name] = [st.st_mtime_ns, st.st_size, digests[name]]
-    return digests, stats
+    return digests
 
 
-def manifest_inputs(ctx: SweepContext, seen: dict | None = None) -> dict[str, str]:
-    return {"records": inputs_digest(_stamps(ctx, seen)[0])}
+def manifest_inputs(ctx: SweepContext) -> dict[str, str]:
+    return {"records": inputs_digest(_stamps(ctx))}
 
 
-def write_manifest(ctx: SweepContext) -> dict:
-    digests, stats = _stamps(ctx, None)
+def write_manifest(ctx: SweepContext) -> bool:
+    digests = _stamps(ctx)
     inputs = {"records": inputs_digest(digests)}
     if fresh(ctx.manifest, inputs, ctx.cache) is None:
         entries = {}
@@ -68,23 +66,10 @@ def write_manifest(ctx: SweepContext) -> dict:
                 **{k: doc[k] for k in ("run_id", "status", "run_dir", "ok", "sha256") if k in doc},
             }
         write_target(ctx.manifest, inputs, {"plan": ctx.sweep.plan.name, "entries": entries})
-    return {**done(ctx.manifest, ctx.cache), "records": stats}
-
-
-def _manifest_check(ctx: SweepContext):
-    """Like key_check, but the manifest's inputs are thousands of records: their
-    stat signatures live in the manifest task's values, so a no-op sweep stats
-    each record instead of reading it."""
-    holder: dict = {}
-    check = key_check(ctx.manifest, lambda: manifest_inputs(ctx, holder.get("records")), ctx.cache)
-
-    def manifest_check(task, values) -> bool:
-        holder["records"] = (values or {}).get("records")
-        return check(task, values)
-
-    manifest_check.__signature__ = check.__signature__
-    manifest_check.__qualname__ = "manifest inputs"
-    return manifest_check
+    # Every target as it is now, for the checks of the next sweep's load.
+    seeds = [str(f(*s)) for s in ctx.sweep.seeds() for f in (ctx.seed_record, ctx.prompt_record)]
+    ctx.cache.write_index(ctx.stat_index, seeds + [str(p) for p in _records(ctx).values()] + [str(ctx.manifest)])
+    return True
 
 
 def report_inputs(ctx: SweepContext) -> dict[str, str]:
@@ -111,12 +96,12 @@ def task_manifest(ctx: SweepContext) -> Iterator[dict]:
     # that a sweep visits (and reports) every task even when fresh tasks
     # carry no edges of their own.
     uptodate, deps = ctx.settle(
-        "manifest", ["seed", "prompt", "run", "build", "entrants", "tournament", "replay"], _manifest_check(ctx),
+        "manifest", ["seed", "prompt", "run", "build", "entrants", "tournament", "replay"], key_check(ctx.manifest, lambda: manifest_inputs(ctx), ctx.cache),
         keep_deps=True,
     )
     yield {
         "basename": "manifest",
-        "actions": [(write_manifest, (ctx,))],
+        "actions": [(keyed, (write_manifest, ctx))],
         "task_dep": deps,
         "clean": True,
         "targets": [ctx.rel(ctx.manifest)],
@@ -134,7 +119,7 @@ def task_report(ctx: SweepContext) -> Iterator[dict]:
         "report", ["manifest"], key_check(record, lambda: report_inputs(ctx), ctx.cache), keep_deps=True)
     yield {
         "basename": "report",
-        "actions": [(keyed, (record, ctx.cache, write_report, ctx))],
+        "actions": [(keyed, (write_report, ctx))],
         "task_dep": deps,
         "clean": True,
         "targets": [ctx.rel(record)],

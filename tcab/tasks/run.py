@@ -113,7 +113,7 @@ def task_runs(ctx: SweepContext) -> Iterator[dict]:
         yield {
             "basename": "run",
             "name": spec.name,
-            "actions": [(keyed, (record, ctx.cache, do_run, ctx, spec))],
+            "actions": [(keyed, (do_run, ctx, spec))],
             "task_dep": deps,
             "clean": True,
             "targets": [ctx.rel(record)],

@@ -82,7 +82,7 @@ def task_seed(ctx: SweepContext) -> Iterator[dict]:
         yield {
             "basename": "seed",
             "name": f"{slug}/{version}/{variant}",
-            "actions": [(keyed, (record, ctx.cache, build_seed, ctx, slug, version, variant))],
+            "actions": [(keyed, (build_seed, ctx, slug, version, variant))],
             "clean": True,
             "targets": [ctx.rel(record)],
             "uptodate": uptodate,
@@ -106,7 +106,7 @@ def task_prompt(ctx: SweepContext) -> Iterator[dict]:
         yield {
             "basename": "prompt",
             "name": f"{slug}/{version}/{variant}",
-            "actions": [(keyed, (record, ctx.cache, build_prompt, ctx, slug, version, variant))],
+            "actions": [(keyed, (build_prompt, ctx, slug, version, variant))],
             "task_dep": deps,
             "clean": True,
             "targets": [ctx.rel(record)],
