@@ -36,6 +36,7 @@ from doit_noop import null_executors
 from tcab.tasks import load_sweep
 
 _sweep = load_sweep(None, root={root!r}, executors=null_executors(), env={{}})
+import gc; gc.freeze()  # as dodo.py does
 DOIT_CONFIG = {{**_sweep.doit_config, "num_process": 0}}
 task_seed = _sweep.task_seed
 task_prompt = _sweep.task_prompt
