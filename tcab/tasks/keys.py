@@ -194,15 +194,13 @@ def key_check(target: Path, inputs: Callable[[], Inputs], cache: FileDigests) ->
             # Stale; the action computes the inputs again and reports the error.
             check.__qualname__ = f"inputs[{where}: input unavailable: {exc}]"
             return False
-        if known is not None:
-            # The target is unchanged since the last manifest noted its key.
-            if known == inputs_digest(now):
-                return True
-        else:
-            # The key is the digest of the inputs: comparing the inputs is enough.
-            doc = cache.json(where, st)
-            if isinstance(doc, dict) and doc.get("inputs") == now:
-                return True
+        # The target is unchanged since the last manifest noted its key.
+        if known is not None and known == inputs_digest(now):
+            return True
+        # Otherwise the target itself says (inputs as data: the key is their digest).
+        doc = cache.json(where, st)
+        if isinstance(doc, dict) and doc.get("inputs") == now:
+            return True
         doc = cache.json(where)
         was = (doc.get("inputs") if isinstance(doc, dict) else None) or {}
         changed = sorted(k for k in now.keys() | was.keys() if now.get(k) != was.get(k))
@@ -232,7 +230,7 @@ def fresh(target: Path, inputs: Inputs, cache: FileDigests) -> dict[str, Any] | 
     state (SIGKILL) finds its finished work and does not redo it.
     """
     doc = cache.json(target)
-    if isinstance(doc, dict) and doc.get("key") == inputs_digest(inputs):
+    if isinstance(doc, dict) and doc.get("inputs") == dict(inputs):
         return doc
     return None
 
