@@ -58,6 +58,14 @@ class SweepContext:
             self._memo[key] = self.cache.json(path)
         return self._memo[key]
 
+    def recall(self, key: tuple):
+        """A value :meth:`remember` kept for this process, or None."""
+        return self._memo.get(key)
+
+    def remember(self, key: tuple, value) -> None:
+        """Keep ``value`` for the rest of this process (inputs that cannot change)."""
+        self._memo[key] = value
+
     def settle_group(self, group: str, names: list[str]) -> None:
         """A group task is fresh when all of its sub-tasks are."""
         self.fresh[group] = all(self.fresh.get(n, False) for n in names)

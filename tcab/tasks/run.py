@@ -43,7 +43,7 @@ def run_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
     settled = ctx.fresh.get(f"prompt:{spec.case_path}") and ctx.fresh.get(f"seed:{spec.case_path}")
     # Every repeat and model of a harness on a variant shares all inputs but
     # the plan entry; with a settled seed and prompt they are computed once.
-    shared = ctx._memo.get(("run-inputs", group)) if settled else None
+    shared = ctx.recall(("run-inputs", group)) if settled else None
     if shared is None:
         case = ctx.case(spec.case, spec.version)
         harness = ctx.harness(spec.harness)
@@ -56,7 +56,7 @@ def run_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
         if harness.stage_solution:
             shared["solution"] = solution_inputs(case, case.variant(spec.variant), ctx.cache)
         if settled:
-            ctx._memo[("run-inputs", group)] = shared
+            ctx.remember(("run-inputs", group), shared)
     return {**shared, "entry": spec.entry_digest}
 
 
