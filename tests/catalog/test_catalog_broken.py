@@ -98,6 +98,9 @@ def broken(tmp_path_factory) -> Path:
     os.symlink("/etc/passwd", evil / "workspace" / "evil")
     (evil / "test-case.toml").write_text(
         (evil / "test-case.toml").read_text().replace('"ok-control"', '"symlink-in-workspace"'))
+    # Empty folders: git does not track them, so they are made here too.
+    (root / E2E / "bad-version-folder" / "version-1").mkdir(parents=True, exist_ok=True)
+    (root / "unit" / "easy").mkdir(parents=True, exist_ok=True)
     return root
 
 
