@@ -1,5 +1,9 @@
-"""Ctrl-C in the middle of a real sweep (Podman, the reference harness): the
-container goes away, no record is written, and the next sweep does the run."""
+"""Ctrl-C in the middle of a real sweep (Podman): the run's container goes away,
+no record is written, and the next sweep does the run.
+
+The harness sleeps through its session (an agent's session lasts minutes), so
+the interrupt lands where it does in practice: while the harness works.
+"""
 
 from __future__ import annotations
 
@@ -21,13 +25,25 @@ runs:
   - cases:
       - lights-out
     harnesses:
-      - reference
+      - sleeper
 report: no
 """
 
+SLEEPER = """\
+slug = "sleeper"
+name = "Sleeper"
+binary = "sh"
+version_args = ["-c", "echo sleeper 1"]
+install = ""
+args = ["-c", "echo working; sleep {seconds}; echo done"]
+adapter = "plain"
+"""
 
-def _doit(tmp: Path):
-    env = {**os.environ, "TCAB_CATALOG": str(ROOT / "test-cases"), "TCAB_HARNESSES": str(ROOT / "harnesses")}
+
+def _doit(tmp: Path, seconds: int):
+    (tmp / "harnesses").mkdir(exist_ok=True)
+    (tmp / "harnesses" / "sleeper.toml").write_text(SLEEPER.replace("{seconds}", str(seconds)))
+    env = {**os.environ, "TCAB_CATALOG": str(ROOT / "test-cases"), "TCAB_HARNESSES": str(tmp / "harnesses")}
     return subprocess.Popen(
         [sys.executable, "-m", "doit", "-f", str(ROOT / "dodo.py"), "-d", str(tmp), f"plan={tmp / 'plan.yaml'}"],
         cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -36,31 +52,37 @@ def _doit(tmp: Path):
     )
 
 
+def _session_started(runs: Path) -> str | None:
+    for events in runs.glob("*/events.jsonl"):
+        if '"session started"' in events.read_text():
+            return events.parent.name
+    return None
+
+
 @pytest.mark.podman
 def test_ctrl_c_removes_the_container_and_the_next_sweep_does_the_run(podman_runtime, tmp_path):
     (tmp_path / "plan.yaml").write_text(PLAN)
-    proc = _doit(tmp_path)
+    proc = _doit(tmp_path, seconds=60)
     runs = tmp_path / "results" / "runs"
-    # Our run's id is its folder's name; other tests may run containers too.
-    deadline, ours = time.monotonic() + 120, []
-    while time.monotonic() < deadline and not ours:
+    deadline, run_id = time.monotonic() + 120, None
+    while time.monotonic() < deadline and run_id is None:
         assert proc.poll() is None, proc.communicate()[0]
-        ids = [p.name for p in runs.iterdir()] if runs.is_dir() else []
-        ours = [c for i in ids for c in podman_runtime.list_run_containers(i)]
+        run_id = _session_started(runs) if runs.is_dir() else None
         time.sleep(0.05)
-    assert ours, "no run container appeared"
-    (run_id,) = [p.name for p in runs.iterdir()]
+    assert run_id, "the session never started"
+    assert podman_runtime.list_run_containers(run_id), "the run's container is not there"
     proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=60)
+    out, _ = proc.communicate(timeout=60)
     assert proc.returncode != 0
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and podman_runtime.list_run_containers(run_id):
-        time.sleep(0.2)
-    assert not podman_runtime.list_run_containers(run_id), "Ctrl-C left the run's container"
-    record = tmp_path / "results/sweep/runs/lights-out/v1.0.0/classic/reference/1.json"
-    assert not record.exists()
+    left = podman_runtime.list_run_containers(run_id)
+    for container in left:  # ours: remove it, so no other test sees it
+        podman_runtime.remove(container)
+    assert not left, f"Ctrl-C left the run's container; doit said:\n{out[-3000:]}"
+    assert json.loads((runs / run_id / "run.json").read_text())["status"] == "canceled"
+    record = tmp_path / "results/sweep/runs/lights-out/v1.0.0/classic/sleeper/1.json"
+    assert not record.exists(), "a canceled run is not a result"
 
-    again = _doit(tmp_path)
+    again = _doit(tmp_path, seconds=1)
     out, _ = again.communicate(timeout=300)
     assert again.returncode == 0, out
     assert json.loads(record.read_text())["status"] == "completed"
