@@ -12,6 +12,8 @@ restores ``build/`` is up to date on any machine (digests, not times).
 
 :func:`key_check` makes the ``uptodate`` callable doit calls; its name says
 which inputs changed, so ``doit info TASK`` answers "why will this re-run".
+:class:`FileDigests` caches what checks read, and the stat index lets a
+no-op sweep check 10,000 targets with a stat each.
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 
 doit's bookkeeping grows quadratically when one task lists thousands of
 file dependencies, so the report does not depend on every run: the
-``manifest`` task folds every run and tournament record into ONE file
-(``results/sweep/manifest.json``: name -> digest of its record), and
-``report`` depends on that file alone. Checking the manifest costs a stat
-per record (their digests are cached by the run checks of the same pass).
+``manifest`` task folds every run, build, tournament and replay record into
+ONE file (``results/sweep/manifest.json``: name -> stamp of its record), and
+``report`` depends on that file alone. The manifest also writes the stat
+index (keys.FileDigests.write_index), so checking it costs a stat per record.
 """
 
 from __future__ import annotations
