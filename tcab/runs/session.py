@@ -224,12 +224,16 @@ class RunState:
             out.detail = f"{out.detail}; collection refused the tree: {report.refused[0].reason}".lstrip("; ")
 
     def _remove(self, log: RunLog) -> None:
-        if self.container is None:
-            return
-        log.stage = "remove"
         t0 = time.time()
         try:
-            self.runtime.remove(self.container)
+            # A Ctrl-C inside start() can leave a created container whose id
+            # never reached us: find it by the run label instead.
+            ids = [self.container] if self.container else self.runtime.list_run_containers(self.run_id)
+            if not ids:
+                return
+            log.stage = "remove"
+            for cid in ids:
+                self.runtime.remove(cid)
             self._record(log, "remove", "ok", t0)
         except RuntimeBackendError as exc:
             self._record(log, "remove", "failed", t0, detail=str(exc))

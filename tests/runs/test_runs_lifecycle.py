@@ -9,6 +9,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
+import pytest
+
 from tcab.runs import RunOptions, execute_run
 
 
@@ -133,6 +135,28 @@ def test_canceled(settings, e2e_case, scripted, podman_runtime) -> None:
     record = _run(settings, e2e_case, scripted("echo started; sleep 300"), podman_runtime,
                   cancel=cancel, on_event=on_event)
     assert record.status == "canceled" and _stages(record)["session"] == "canceled"
+
+
+def test_interrupt_inside_start_still_removes_the_container(settings, e2e_case, scripted,
+                                                            podman_runtime) -> None:
+    # Ctrl-C lands after the engine created the container but before its id came back.
+    real_start = podman_runtime.start
+
+    def start_then_interrupt(spec):
+        real_start(spec)
+        raise KeyboardInterrupt
+
+    podman_runtime.start = start_then_interrupt
+    opts = RunOptions(runtime=podman_runtime, run_id="interrupted-start")
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            execute_run(settings, e2e_case, e2e_case.variant(None), scripted("echo never"), opts)
+    finally:
+        del podman_runtime.start
+    assert podman_runtime.list_run_containers("interrupted-start") == []
+    doc = json.loads((settings.runs_dir / "interrupted-start" / "run.json").read_text())
+    assert doc["status"] == "canceled"
+    assert {s["stage"]: s["status"] for s in doc["stages"]}["remove"] == "ok"
 
 
 def test_hostile_tree_is_refused_and_listed(settings, e2e_case, scripted, podman_runtime) -> None:
