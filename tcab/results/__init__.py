@@ -24,6 +24,7 @@ _EXPORTS = {
     "record_match": "record",
     "record_run": "record",
     "record_tournament": "record",
+    "recorded_run": "lookup",
     "MIGRATIONS": "schema",
     "RUN_STATUSES": "schema",
     "SCHEMA_VERSION": "schema",
@@ -48,10 +49,12 @@ __all__ = [
     "record_match",
     "record_run",
     "record_tournament",
+    "recorded_run",
     "schema_version",
 ]
 
 if TYPE_CHECKING:
+    from tcab.results.lookup import recorded_run
     from tcab.results.record import (
         match_key,
         record_build,

@@ -40,6 +40,7 @@ class RunRequest:
     prompt: str
     runtime: RuntimeSpec
     settings: Settings
+    run_id: str  # chosen by the task before the run starts, so a resume can find it
 
 
 @dataclass(frozen=True, slots=True)

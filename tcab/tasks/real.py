@@ -68,6 +68,7 @@ def run(request: RunRequest) -> RunOutcome:
         runtime=_runtime(request.runtime),
         seed_dir=request.seed_dir,
         plan_digest=spec.entry_digest,
+        run_id=request.run_id,
         secrets=tuple(s for s in conf.get("secrets", "").split(",") if s),
         **({"idle_timeout_s": float(conf["idle_timeout_s"])} if "idle_timeout_s" in conf else {}),
         **({"max_runtime_s": float(conf["max_runtime_s"])} if "max_runtime_s" in conf else {}),

@@ -12,13 +12,19 @@ the next sweep tries again.
 
 from __future__ import annotations
 
+import datetime
+import json
+import secrets
 from collections.abc import Iterator
+from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
+from tcab import atomic
 from tcab.plan import RunSpec
+from tcab.results.lookup import recorded_run
 from tcab.tasks.context import SweepContext
-from tcab.tasks.executors import KEPT_STATUSES, RunRequest
+from tcab.tasks.executors import KEPT_STATUSES, RunOutcome, RunRequest
 from tcab.tasks.inputs import solution_inputs
 from tcab.tasks.keys import fresh, key_check, keyed, write_target
 from tcab.tasks.seed import prompt_task_name
@@ -60,24 +66,59 @@ def run_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
     return {**shared, "entry": spec.entry_digest}
 
 
+def _new_run_id(spec: RunSpec) -> str:
+    """Sortable and unique, in the lifecycle's format: UTC time, case, variant, harness, random."""
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{now}-{spec.case}-{spec.variant}-{spec.harness}-{secrets.token_hex(3)}"
+
+
+def _adoptable(ctx: SweepContext, pending: Path, inputs: dict[str, str]) -> RunOutcome | None:
+    """The run a killed sweep finished but never marked done: the run id was
+    written to ``pending`` before it started, and results.db holds its row
+    (the row is the lifecycle's last write, after run.json)."""
+    doc = ctx.cache.json(pending) if pending.exists() else None
+    if not isinstance(doc, dict) or doc.get("inputs") != inputs:
+        return None
+    row = recorded_run(ctx.settings.results_db, doc["run_id"])
+    if row is None or row["status"] not in KEPT_STATUSES:
+        return None
+    run_dir = Path(row["run_dir"] or ctx.settings.runs_dir / row["id"])
+    if not run_dir.is_absolute():
+        run_dir = ctx.settings.results_dir / run_dir
+    return RunOutcome(row["id"], row["status"], run_dir, row["artifact_digest"], row["status_detail"] or "")
+
+
 def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
-    """Perform the run unless a finished one with the same inputs is recorded."""
+    """Perform the run unless a finished one with the same inputs is recorded.
+
+    The run id is written to a pending file before the run starts. A sweep
+    killed after the run reached results.db but before its target was
+    written adopts that run on resume instead of doing it again, so the
+    database never holds two runs for one plan entry.
+    """
     inputs = run_inputs(ctx, spec)
     record = ctx.run_record(spec)
     if fresh(record, inputs, ctx.cache) is not None:
         return True
-    case = ctx.case(spec.case, spec.version)
-    outcome = ctx.executors.run(
-        RunRequest(
-            spec=spec,
-            case=case,
-            seed_dir=ctx.seed_dir(spec.case, spec.version, spec.variant) / "repo",
-            prompt=_upstream(ctx, spec, "prompt")["text"],
-            runtime=ctx.sweep.plan.runtime,
-            settings=ctx.settings,
+    pending = Path(record).with_suffix(".pending")
+    outcome = _adoptable(ctx, pending, inputs)
+    if outcome is None:
+        run_id = _new_run_id(spec)
+        atomic.write_text(pending, json.dumps({"inputs": inputs, "run_id": run_id}, sort_keys=True))
+        case = ctx.case(spec.case, spec.version)
+        outcome = ctx.executors.run(
+            RunRequest(
+                spec=spec,
+                case=case,
+                seed_dir=ctx.seed_dir(spec.case, spec.version, spec.variant) / "repo",
+                prompt=_upstream(ctx, spec, "prompt")["text"],
+                runtime=ctx.sweep.plan.runtime,
+                settings=ctx.settings,
+                run_id=run_id,
+            )
         )
-    )
     if outcome.status not in KEPT_STATUSES:
+        pending.unlink(missing_ok=True)
         return TaskFailed(f"run {spec.name} ended {outcome.status} ({outcome.run_id}): {outcome.detail}")
     write_target(
         record,
@@ -91,6 +132,7 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
             "harness": spec.harness, "model": spec.model, "repeat": spec.repeat,
         },
     )
+    pending.unlink(missing_ok=True)
     return True
 
 

@@ -12,6 +12,8 @@ test can see which work was really done (not only which doit actions ran).
 The image digests come from ``images/<case type>`` in the project, so a
 test changes "the image" by writing that file. ``TCAB_FAKE_RUN_SLEEP``
 makes each run take that many seconds (for the SIGKILL test);
+``TCAB_FAKE_KILL_AFTER_RECORD=<run task name>`` kills the process right after
+that run's row is recorded;
 ``TCAB_FAKE_STATUS=scripted:harness_error`` makes a harness's runs end so.
 """
 
@@ -21,8 +23,8 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import time
-import uuid
 from pathlib import Path
 
 from tcab import atomic
@@ -63,7 +65,7 @@ def make_executors(root: Path) -> Executors:
             # What the lifecycle does for bad input (a missing secret, say).
             raise HarnessError(f"secret API_KEY is not set (needed by harness {req.spec.harness})")
         _log(settings, f"run {req.spec.name}")
-        run_id = f"{req.spec.case}-{req.spec.harness}-{uuid.uuid4().hex[:10]}"
+        run_id = req.run_id
         run_dir = settings.runs_dir / run_id
         with atomic.atomic_dir(run_dir) as tmp:
             shutil.copytree(req.seed_dir, tmp / "work", ignore=shutil.ignore_patterns(".git"))
@@ -86,6 +88,9 @@ def make_executors(root: Path) -> Executors:
             record_run(db, record, [{"stage": "session", "status": "completed"}])
         finally:
             db.close()
+        if os.environ.get("TCAB_FAKE_KILL_AFTER_RECORD") == req.spec.name:
+            # A SIGKILL landing after the row is in results.db, before the task's target.
+            os.kill(os.getpid(), signal.SIGKILL)
         # TCAB_FAKE_STATUS=harness:status makes that harness's runs end so.
         forced = dict(x.split(":", 1) for x in os.environ.get("TCAB_FAKE_STATUS", "").split(",") if x)
         return RunOutcome(run_id, forced.get(req.spec.harness, "completed"), run_dir, digest)

@@ -77,3 +77,26 @@ def test_sigkill_mid_sweep_then_resume_finishes_only_what_was_missing(project):
     code, ran, _ = project.doit()
     assert code == 0 and ran == set()
     assert ALL_TASKS  # the same project the incremental tests use
+
+
+def test_kill_after_the_row_before_the_target_adopts_the_run_on_resume(project):
+    victim = "mini/v1.0.0/one/reference/1"
+    killed = _doit(project, env={"TCAB_FAKE_KILL_AFTER_RECORD": victim})
+    killed.communicate(timeout=120)
+    assert killed.returncode != 0, "the sweep must die in the victim run"
+    assert not project.path(f"results/sweep/runs/{victim}.json").exists()
+    assert project.calls().count(f"run {victim}") == 1
+
+    resumed = _doit(project)
+    out, _ = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, out
+    assert project.calls().count(f"run {victim}") == 1, "the recorded run was done again"
+    target = json.loads(project.path(f"results/sweep/runs/{victim}.json").read_text())
+    conn = sqlite3.connect(project.path("results/results.db"))
+    try:
+        rows = conn.execute("SELECT id FROM runs WHERE plan_digest = ("
+                            " SELECT plan_digest FROM runs WHERE id = ?)", [target["run_id"]]).fetchall()
+    finally:
+        conn.close()
+    assert rows == [(target["run_id"],)]
+    assert not list(project.path("results/sweep/runs").rglob("*.pending"))
