@@ -82,3 +82,7 @@ class PlanError(TcabError):
 
 class ResultsError(TcabError):
     """The results database cannot be used."""
+
+
+class ValidationError(TcabError):
+    """A run cannot be validated (no such run, no collected tree, not an end-to-end case)."""

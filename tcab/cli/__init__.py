@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "match": "tcab.cli.arena:match",
     "tournament": "tcab.cli.arena:tournament",
     "replay": "tcab.cli.arena:replay",
+    "validate": "tcab.cli.validate:validate",
     "report": "tcab.cli.report:report",
 }
 

@@ -8,6 +8,7 @@ Public API (see docs/results.md for every table and column)::
     record_build(db, build)                    # builds
     key = record_match(db, match, seats)       # matches + match_seats
     record_tournament(db, tournament, entries, ratings)
+    record_validation(db, validation)        # validations (tcab validate)
 
 Each ``record_*`` is one transaction and idempotent; an unknown key raises
 ResultsError naming the table and the key.
@@ -24,11 +25,13 @@ _EXPORTS = {
     "record_match": "record",
     "record_run": "record",
     "record_tournament": "record",
+    "record_validation": "record",
     "recorded_run": "lookup",
     "MIGRATIONS": "schema",
     "RUN_STATUSES": "schema",
     "SCHEMA_VERSION": "schema",
     "SEAT_OUTCOMES": "schema",
+    "VALIDATION_STATUSES": "schema",
     "TABLES": "schema",
     "Migration": "schema",
     "migrate": "store",
@@ -41,6 +44,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SEAT_OUTCOMES",
     "TABLES",
+    "VALIDATION_STATUSES",
     "Migration",
     "match_key",
     "migrate",
@@ -49,6 +53,7 @@ __all__ = [
     "record_match",
     "record_run",
     "record_tournament",
+    "record_validation",
     "recorded_run",
     "schema_version",
 ]
@@ -61,6 +66,7 @@ if TYPE_CHECKING:
         record_match,
         record_run,
         record_tournament,
+        record_validation,
     )
     from tcab.results.schema import (
         MIGRATIONS,
@@ -68,6 +74,7 @@ if TYPE_CHECKING:
         SCHEMA_VERSION,
         SEAT_OUTCOMES,
         TABLES,
+        VALIDATION_STATUSES,
         Migration,
     )
     from tcab.results.store import migrate, open_db, schema_version

@@ -19,7 +19,7 @@ from typing import Any
 import sqlite_utils
 
 from tcab.errors import ResultsError
-from tcab.results.schema import RUN_STATUSES, SEAT_OUTCOMES, TABLES
+from tcab.results.schema import RUN_STATUSES, SEAT_OUTCOMES, TABLES, VALIDATION_STATUSES
 from tcab.results.store import write_transaction
 
 
@@ -67,6 +67,18 @@ def record_build(db: sqlite_utils.Database, build: Mapping[str, Any]) -> None:
     row = _row("builds", build)
     with write_transaction(db):
         _upsert(db, "builds", row)
+
+
+def record_validation(db: sqlite_utils.Database, validation: Mapping[str, Any]) -> None:
+    """Insert or replace the validation of run ``validation["run_id"]``.
+
+    ``checks`` and ``screenshots`` may be lists (stored as JSON).
+    Raises ResultsError for an unknown or missing key or an unknown status.
+    """
+    row = _row("validations", validation)
+    _check_choice("validations", "status", row["status"], VALIDATION_STATUSES)
+    with write_transaction(db):
+        _upsert(db, "validations", row)
 
 
 def record_match(db: sqlite_utils.Database, match: Mapping[str, Any],

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 RUN_STATUSES = ("completed", "timed_out", "hung", "harness_error", "infrastructure", "canceled")
 SEAT_OUTCOMES = ("win", "draw", "loss", "forfeit")
+VALIDATION_STATUSES = ("passed", "failed", "error")
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,10 +255,34 @@ _REPORT_TOTALS = (
     GROUP BY 1, 2, 3, 4""",
 )
 
+# End-to-end validations (docs/validation.md): one row per run, replaced when
+# the run is validated again. The report counts passed/total per harness and
+# model by joining runs on the primary key, so the index only has to serve
+# lookups by case.
+_VALIDATIONS = (
+    f"""
+    CREATE TABLE validations (
+        run_id TEXT PRIMARY KEY,
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        case_digest TEXT,
+        variant TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN {_in(VALIDATION_STATUSES)}),
+        checks TEXT,
+        detail TEXT,
+        screenshots TEXT,
+        image_digest TEXT,
+        duration_s REAL,
+        validated_at TEXT
+    )""",
+    "CREATE INDEX idx_validations_group ON validations (case_slug, case_version, variant, status)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
     Migration("0003_report_totals", _REPORT_TOTALS),
+    Migration("0004_validations", _VALIDATIONS),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -322,6 +347,12 @@ TABLES: dict[str, TableSpec] = {
             "tournament_id module_sha256 label rank rating ci_low ci_high wins draws losses "
             "forfeits",
             "tournament_id label", "module_sha256 label",
+        ),
+        _spec(
+            "validations",
+            "run_id case_slug case_version case_digest variant status checks detail screenshots "
+            "image_digest duration_s validated_at",
+            "run_id", "run_id case_slug case_version variant status", json="checks screenshots",
         ),
     )
 }

@@ -1,0 +1,11 @@
+"""End-to-end validation of runs: build the collected tree in a container,
+check the output in headless Chromium, screenshot the reference views.
+
+Public: :func:`validate_run`, :class:`ValidationRecord`, :class:`Check`.
+See docs/validation.md.
+"""
+
+from tcab.validation.record import Check, ValidationRecord
+from tcab.validation.validate import validate_run
+
+__all__ = ["Check", "ValidationRecord", "validate_run"]

@@ -1,0 +1,61 @@
+"""``tcab validate RUN_ID``: build an end-to-end run's tree in a container and
+check the page in headless Chromium (docs/validation.md)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from tcab.settings import Settings
+
+
+@click.command("validate")
+@click.argument("run_id")
+@click.option("--runtime", "runtime_name", default="docker", show_default=True, help="Runtime backend.")
+@click.option("--timeout", type=click.IntRange(min=1), default=600, show_default=True,
+              help="Seconds allowed for each of install and build (enforced in the container).")
+@click.option("--settle", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              help="Seconds to keep watching for errors after the page's load event.")
+@click.option("--json", "as_json", is_flag=True, help="Print the validation record as JSON.")
+@click.pass_obj
+def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, settle: float, as_json: bool):
+    """Validate the end-to-end run RUN_ID: build it and check it in a browser.
+
+    The run's collected tree (results/runs/RUN_ID/work/) is untrusted: the
+    case's [build] install and build run in a fresh test-cabinet-base-wasm
+    container, then the [build] output folder is served on 127.0.0.1 and
+    opened in headless Chromium. It passes when index.html loads with no
+    uncaught error and no console error; one screenshot per reference view
+    lands in results/runs/RUN_ID/validation/. The row goes to results.db.
+
+    Exit 0 passed, 1 failed (or the infrastructure failed), 2 bad input
+    (unknown run, an adversarial run: use `tcab build`).
+
+    \b
+    Example:
+      tcab validate 20250101-120000-lights-out-classic-reference-a1b2c3
+    """
+    from tcab.results import open_db, record_validation
+    from tcab.validation import validate_run
+
+    record = validate_run(settings, run_id, runtime=runtime_name, timeout_s=timeout, settle_s=settle)
+    db = open_db(settings.results_db)
+    try:
+        record_validation(db, record.row())
+    finally:
+        db.close()
+    if as_json:
+        click.echo(json.dumps(record.to_json(), indent=2, sort_keys=True))
+    else:
+        for check in record.checks:
+            mark = click.style("ok  ", fg="green") if check.ok else click.style("FAIL", fg="red")
+            click.echo(f"{mark} {check.name:8} {check.detail}")
+        colour = "green" if record.passed else "red"
+        click.secho(f"{record.status}: {run_id} ({record.duration_s:.1f}s) - {record.detail}", fg=colour)
+        for shot in record.screenshots:
+            click.echo(f"screenshot: {settings.runs_dir / run_id / shot}")
+        if not record.passed and record.build_log:
+            click.echo(record.build_log, err=True)
+    if not record.passed:
+        raise click.exceptions.Exit(1)

@@ -1,0 +1,42 @@
+"""`tcab validate` as a user runs it: exit codes, JSON, the results.db row."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+
+def _tcab(settings, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TCAB_CATALOG": str(settings.catalog_dir), "TCAB_HARNESSES": str(settings.harnesses_dir),
+           "TCAB_RESULTS": str(settings.results_dir), "TCAB_TMP": str(settings.tmp_dir),
+           "TCAB_BUILD": str(settings.build_dir)}
+    return subprocess.run([sys.executable, "-m", "tcab", "validate", *args], env=env, cwd=settings.root,
+                          capture_output=True, text=True, timeout=180)
+
+
+def test_exit_codes_json_and_row(settings, make_run, podman_runtime) -> None:
+    make_run("good")
+    make_run("broken", {"build.js": "process.exit(4);\n"})
+    make_run("arena-1", case="capture")
+
+    ok = _tcab(settings, "good", "--json", "--settle", "0.3")
+    assert ok.returncode == 0, ok.stderr
+    doc = json.loads(ok.stdout)
+    assert doc["status"] == "passed" and doc["screenshots"] == ["validation/board.png"]
+
+    bad = _tcab(settings, "broken")
+    assert bad.returncode == 1
+    assert "failed: broken" in bad.stdout and "`node build.js` exited 4" in bad.stdout
+
+    for run_id, message in (("missing", "no such run 'missing'"), ("arena-1", "`tcab build arena-1`")):
+        out = _tcab(settings, run_id)
+        assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+    with sqlite3.connect(settings.results_db) as conn:
+        rows = dict(conn.execute("SELECT run_id, status FROM validations").fetchall())
+    assert rows == {"good": "passed", "broken": "failed"}
+    assert podman_runtime.list_run_containers("validate-good") == []
+    assert podman_runtime.list_run_containers("validate-broken") == []
