@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -36,7 +37,7 @@ def open_db(path: Path | str, *, migrations: Sequence[Migration] = MIGRATIONS) -
     try:
         db = sqlite_utils.Database(path, execute_plugins=False)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        db.enable_wal()
+        _enable_wal(db)
         # With WAL, NORMAL loses no committed data on a process crash (SIGKILL);
         # only a power loss may drop the last transactions, never corrupt.
         db.execute("PRAGMA synchronous = NORMAL")
@@ -49,6 +50,21 @@ def open_db(path: Path | str, *, migrations: Sequence[Migration] = MIGRATIONS) -
         db.close()
         raise
     return db
+
+
+def _enable_wal(db: sqlite_utils.Database) -> None:
+    # Two processes creating the file at once: switching the journal mode needs
+    # an exclusive lock, and SQLite answers "locked" at once (no busy handler)
+    # when waiting could deadlock. Retry within the busy timeout.
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            db.enable_wal()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 @contextlib.contextmanager
