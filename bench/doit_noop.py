@@ -42,6 +42,7 @@ task_seed = _sweep.task_seed
 task_prompt = _sweep.task_prompt
 task_runs = _sweep.task_runs
 task_build = _sweep.task_build
+task_validate = _sweep.task_validate
 task_entrants = _sweep.task_entrants
 task_tournament = _sweep.task_tournament
 task_replay = _sweep.task_replay
@@ -71,7 +72,13 @@ def task_all():
 
 def null_executors():
     """Executors that record results without doing work (import-cheap, no containers)."""
-    from tcab.tasks.executors import BuildOutcome, Executors, HarnessInfo, RunOutcome
+    from tcab.tasks.executors import (
+        BuildOutcome,
+        Executors,
+        HarnessInfo,
+        RunOutcome,
+        ValidationOutcome,
+    )
 
     def run(req):
         return RunOutcome(f"{req.spec.case}-{req.spec.agent}-{req.spec.repeat}", "completed",
@@ -86,6 +93,7 @@ def null_executors():
         tournament=lambda req: {"standings": []},
         report=lambda s, out: (out.mkdir(parents=True, exist_ok=True), (out / "index.html").write_text("-")),
         verify_replays=lambda case, variant, paths: [],
+        validate=lambda case, outcome, s: ValidationOutcome("passed"),
     )
 
 

@@ -11,7 +11,7 @@
     ...
 
 Task kinds, in dependency order: ``seed``, ``prompt`` -> ``run`` ->
-``build`` -> ``entrants`` -> ``tournament`` -> ``replay`` -> ``manifest``
+``build`` / ``validate`` -> ``entrants`` -> ``tournament`` -> ``replay`` -> ``manifest``
 -> ``report``.
 Every task is up to date when its target records the same input digests
 (:mod:`tcab.tasks.keys`).
@@ -31,6 +31,7 @@ from tcab.tasks.executors import Executors
 from tcab.tasks.report import task_manifest, task_report
 from tcab.tasks.run import task_runs
 from tcab.tasks.seed import task_prompt, task_seed
+from tcab.tasks.validate import task_validate
 
 __all__ = ["SweepContext", "SweepTasks", "load_sweep"]
 
@@ -73,6 +74,10 @@ class SweepTasks:
     def task_build(self) -> Iterator[dict]:
         """Controller modules built from runs and baselines (build/wasm/)."""
         return task_build(self.ctx)
+
+    def task_validate(self) -> Iterator[dict]:
+        """End-to-end validations of runs (results/sweep/validations/)."""
+        return task_validate(self.ctx)
 
     def task_entrants(self) -> Iterator[dict]:
         """Each tournament's field: the one manifest it depends on."""

@@ -65,6 +65,15 @@ class BuildOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class ValidationOutcome:
+    """An end-to-end run's validation: ``passed``, ``failed`` (a result) or
+    ``error`` (the engine or the browser failed: not a result)."""
+
+    status: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Entrant:
     """A tournament participant with the module it plays (None: its build failed)."""
 
@@ -96,3 +105,5 @@ class Executors:
     report: Callable[[Settings, Path], None]  # results.db -> static report in the folder
     # (case, variant slug, replay files) -> one verdict per file: {"replay", "ok", "problems"}
     verify_replays: Callable[[Any, str, list[Path]], list[dict[str, Any]]]
+    # (case, the run, settings) -> its validation, recorded in results.db
+    validate: Callable[[Any, RunOutcome, Settings], ValidationOutcome]

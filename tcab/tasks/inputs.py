@@ -73,3 +73,14 @@ def build_recipe(case) -> str:
 def baseline_inputs(case, name: str, cache: FileDigests) -> str:
     """A baseline controller's source folder."""
     return _digest(case, [f"{case.game.baselines}/{name}"], cache)
+
+
+def validation_inputs(case, cache: FileDigests) -> str:
+    """What validating a run of ``case`` reads of the case: the manifest (its
+    ``[build]`` commands and output, the reference views) and the reference
+    media (their sizes set the screenshots'). Not the variants, specs or
+    workspace: a change there reaches a validation through the run's tree."""
+    rels: list[str | None] = ["test-case.toml"]
+    for ref in case.references:
+        rels += [ref.media, ref.mockup]
+    return _digest(case, rels, cache)

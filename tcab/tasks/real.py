@@ -24,6 +24,7 @@ from tcab.tasks.executors import (
     RunOutcome,
     RunRequest,
     TournamentRequest,
+    ValidationOutcome,
 )
 
 # Plan runtime settings that configure the runtime client; the others go to the run.
@@ -189,6 +190,20 @@ def report(settings: Settings, out_dir: Path) -> None:
         conn.close()
 
 
+def validate(case, outcome: RunOutcome, settings: Settings) -> ValidationOutcome:
+    """Validate the run (tcab.validation) and record its ``validations`` row."""
+    from tcab.results import open_db, record_validation
+    from tcab.validation import validate_run
+
+    record = validate_run(settings, outcome.run_id)
+    db = open_db(settings.results_db)
+    try:
+        record_validation(db, record.row())
+    finally:
+        db.close()
+    return ValidationOutcome(record.status, record.detail)
+
+
 def real_executors() -> Executors:
     return Executors(
         image_digest=image_digest,
@@ -199,4 +214,5 @@ def real_executors() -> Executors:
         tournament=tournament,
         report=report,
         verify_replays=verify_replays,
+        validate=validate,
     )

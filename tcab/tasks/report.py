@@ -2,7 +2,7 @@
 
 doit's bookkeeping grows quadratically when one task lists thousands of
 file dependencies, so the report does not depend on every run: the
-``manifest`` task folds every run, build, tournament and replay record into
+``manifest`` task folds every run, build, validation, tournament and replay record into
 ONE file (``results/sweep/manifest.json``: name -> stamp of its record), and
 ``report`` depends on that file alone. The manifest also writes the stat
 index (keys.FileDigests.write_index), so checking it costs a stat per record.
@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from tcab.tasks.context import SweepContext
 from tcab.tasks.keys import fresh, inputs_digest, key_check, keyed, write_target
+from tcab.tasks.validate import end_to_end_runs, validation_record
 
 
 def _records(ctx: SweepContext) -> dict[str, object]:
@@ -23,6 +24,8 @@ def _records(ctx: SweepContext) -> dict[str, object]:
         out[f"run:{spec.name}"] = ctx.run_record(spec)
     for name in ctx.module_names():
         out[f"build:{name}"] = ctx.module_record(name)
+    for spec in end_to_end_runs(ctx):
+        out[f"validate:{spec.name}"] = validation_record(ctx, spec)
     for t in ctx.sweep.tournaments:
         out[f"tournament:{t.name}"] = ctx.tournament_dir(t) / "standings.json"
         out[f"replay:{t.name}"] = ctx.tournament_dir(t) / "replays.json"
@@ -63,7 +66,7 @@ def write_manifest(ctx: SweepContext) -> bool:
             doc = ctx.cache.json(path)
             entries[name] = None if not isinstance(doc, dict) else {
                 "record": ctx.rel(path), "stamp": digests[name],
-                **{k: doc[k] for k in ("run_id", "status", "run_dir", "ok", "sha256") if k in doc},
+                **{k: doc[k] for k in ("run_id", "status", "run_dir", "ok", "sha256", "detail") if k in doc},
             }
         write_target(ctx.manifest, inputs, {"plan": ctx.sweep.plan.name, "entries": entries})
     # Every target as it is now, for the checks of the next sweep's load.
@@ -96,7 +99,7 @@ def task_manifest(ctx: SweepContext) -> Iterator[dict]:
     # that a sweep visits (and reports) every task even when fresh tasks
     # carry no edges of their own.
     uptodate, deps = ctx.settle(
-        "manifest", ["seed", "prompt", "run", "build", "entrants", "tournament", "replay"], key_check(ctx.manifest, lambda: manifest_inputs(ctx), ctx.cache),
+        "manifest", ["seed", "prompt", "run", "build", "validate", "entrants", "tournament", "replay"], key_check(ctx.manifest, lambda: manifest_inputs(ctx), ctx.cache),
         keep_deps=True,
     )
     yield {

@@ -31,6 +31,7 @@ task_seed = _sweep.task_seed
 task_prompt = _sweep.task_prompt
 task_runs = _sweep.task_runs
 task_build = _sweep.task_build
+task_validate = _sweep.task_validate
 task_entrants = _sweep.task_entrants
 task_tournament = _sweep.task_tournament
 task_replay = _sweep.task_replay

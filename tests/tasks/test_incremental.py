@@ -23,11 +23,14 @@ ALL_TASKS = {
     "run:duel/v1.0.0/base/reference/1", "run:duel/v1.0.0/base/scripted/1",
     "build:duel/v1.0.0/base/reference/1", "build:duel/v1.0.0/base/scripted/1",
     "build:duel/v1.0.0/baseline/left", "build:duel/v1.0.0/baseline/right",
+    "validate:mini/v1.0.0/one/reference/1", "validate:mini/v1.0.0/one/scripted/1",
+    "validate:mini/v1.0.0/two/reference/1", "validate:mini/v1.0.0/two/scripted/1",
     "entrants:duel-cup", "tournament:duel-cup", "replay:duel-cup", "manifest", "report",
 }
 TAIL = {"manifest", "report"}
 CUP = {"entrants:duel-cup", "tournament:duel-cup", "replay:duel-cup"}
 PLAY = {"tournament:duel-cup", "replay:duel-cup"}
+MINI_VALIDATIONS = {t for t in ALL_TASKS if t.startswith("validate:")}
 
 
 def test_first_sweep_runs_everything_and_second_nothing(project):
@@ -44,12 +47,13 @@ def _rules_edit(p):
 
 
 CHANGES = {
-    # A common spec of mini: both of its seeds, then its runs; prompts do not read specs.
+    # A common spec of mini: both of its seeds, then its runs and their
+    # validations; prompts do not read specs.
     "spec": (
         lambda p: p.edit(f"{MINI}/specs/overview.md", "More.\n"),
         {"seed:mini/v1.0.0/one", "seed:mini/v1.0.0/two",
          "run:mini/v1.0.0/one/reference/1", "run:mini/v1.0.0/one/scripted/1",
-         "run:mini/v1.0.0/two/reference/1", "run:mini/v1.0.0/two/scripted/1"} | TAIL,
+         "run:mini/v1.0.0/two/reference/1", "run:mini/v1.0.0/two/scripted/1"} | MINI_VALIDATIONS | TAIL,
     ),
     # A workspace file of duel: its seed, runs, their builds, the tournament of the reference run.
     "workspace file": (
@@ -62,20 +66,22 @@ CHANGES = {
         lambda p: p.path(f"{MINI}/variants/two.toml").write_text(
             p.path(f"{MINI}/variants/two.toml").read_text().replace("size = 4", "size = 6")),
         {"seed:mini/v1.0.0/two", "prompt:mini/v1.0.0/two",
-         "run:mini/v1.0.0/two/reference/1", "run:mini/v1.0.0/two/scripted/1"} | TAIL,
+         "run:mini/v1.0.0/two/reference/1", "run:mini/v1.0.0/two/scripted/1",
+         "validate:mini/v1.0.0/two/reference/1", "validate:mini/v1.0.0/two/scripted/1"} | TAIL,
     ),
     # A harness definition: its runs everywhere and what is built from them.
     "harness definition": (
         lambda p: p.edit("harnesses/scripted.toml", 'description = "v2"\n'),
         {"run:mini/v1.0.0/one/scripted/1", "run:mini/v1.0.0/two/scripted/1",
-         "run:duel/v1.0.0/base/scripted/1", "build:duel/v1.0.0/base/scripted/1"} | TAIL,
+         "run:duel/v1.0.0/base/scripted/1", "build:duel/v1.0.0/base/scripted/1",
+         "validate:mini/v1.0.0/one/scripted/1", "validate:mini/v1.0.0/two/scripted/1"} | TAIL,
     ),
-    # The end-to-end image: the runs of the end-to-end case only.
+    # The end-to-end image: the runs of the end-to-end case and their validations only.
     "image digest": (
         lambda p: (p.path("images").mkdir(exist_ok=True),
                    p.path("images/end-to-end").write_text("sha256:end-to-end-1")),
         {"run:mini/v1.0.0/one/reference/1", "run:mini/v1.0.0/one/scripted/1",
-         "run:mini/v1.0.0/two/reference/1", "run:mini/v1.0.0/two/scripted/1"} | TAIL,
+         "run:mini/v1.0.0/two/reference/1", "run:mini/v1.0.0/two/scripted/1"} | MINI_VALIDATIONS | TAIL,
     ),
     # A baseline controller's source: its build and the tournament.
     "controller source": (
@@ -97,13 +103,15 @@ CHANGES = {
         {"run:mini/v1.0.0/one/reference/2", "run:mini/v1.0.0/one/scripted/2",
          "run:mini/v1.0.0/two/reference/2", "run:mini/v1.0.0/two/scripted/2",
          "run:duel/v1.0.0/base/reference/2", "run:duel/v1.0.0/base/scripted/2",
-         "build:duel/v1.0.0/base/reference/2", "build:duel/v1.0.0/base/scripted/2"} | CUP | TAIL,
+         "build:duel/v1.0.0/base/reference/2", "build:duel/v1.0.0/base/scripted/2",
+         "validate:mini/v1.0.0/one/reference/2", "validate:mini/v1.0.0/one/scripted/2",
+         "validate:mini/v1.0.0/two/reference/2", "validate:mini/v1.0.0/two/scripted/2"} | CUP | TAIL,
     ),
     # The plan: runtime settings are part of every run's plan entry.
     "plan: runtime settings": (
         lambda p: p.path("benchmark.yaml").write_text(
             "runtime:\n  settings:\n    idle_timeout_s: 60\n" + p.path("benchmark.yaml").read_text()),
-        {t for t in ALL_TASKS if t.startswith(("run:", "build:duel/v1.0.0/base/"))} | CUP | TAIL,
+        {t for t in ALL_TASKS if t.startswith(("run:", "build:duel/v1.0.0/base/", "validate:"))} | CUP | TAIL,
     ),
 }
 

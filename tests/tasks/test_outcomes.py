@@ -21,7 +21,8 @@ def test_an_infrastructure_failure_is_not_a_result_and_is_retried(project, monke
     code, ran, _ = project.doit()
     assert code == 0
     # Only the failed runs, what depends on them, and the aggregates they block.
-    assert ran == SCRIPTED | {"build:duel/v1.0.0/base/scripted/1", "manifest", "report"}
+    assert ran == SCRIPTED | {"build:duel/v1.0.0/base/scripted/1", "validate:mini/v1.0.0/one/scripted/1",
+                              "validate:mini/v1.0.0/two/scripted/1", "manifest", "report"}
 
 
 def test_a_harness_error_is_a_result_and_is_kept(project, monkeypatch):
@@ -53,3 +54,34 @@ def test_a_replay_that_does_not_reproduce_fails_every_sweep_until_it_does(projec
     monkeypatch.delenv("TCAB_FAKE_STATUS")
     code, ran, _ = project.doit()
     assert code == 0 and ran == {"replay:duel-cup", "manifest", "report"}
+
+
+VALIDATIONS = {t for t in ALL_TASKS if t.startswith("validate:")}
+
+
+def test_a_failed_validation_is_a_result_and_is_kept(project, monkeypatch):
+    import sqlite3
+
+    monkeypatch.setenv("TCAB_FAKE_STATUS", "validate:failed")
+    code, ran, _ = project.doit()
+    assert code == 0 and ran == ALL_TASKS
+    doc = json.loads(project.path("results/sweep/validations/mini/v1.0.0/two/scripted/1.json").read_text())
+    assert doc["status"] == "failed"
+    manifest = json.loads(project.path("results/sweep/manifest.json").read_text())
+    assert manifest["entries"]["validate:mini/v1.0.0/two/scripted/1"]["status"] == "failed"
+    with sqlite3.connect(project.path("results/results.db")) as conn:
+        assert conn.execute("SELECT count(*) FROM validations WHERE status = 'failed'").fetchone()[0] == 4
+    monkeypatch.delenv("TCAB_FAKE_STATUS")
+    code, ran, _ = project.doit()
+    assert code == 0 and ran == set(), "a kept validation is not redone"
+
+
+def test_a_validation_that_could_not_run_is_retried(project, monkeypatch):
+    monkeypatch.setenv("TCAB_FAKE_STATUS", "validate:error")
+    code, ran, out = project.doit("--continue")
+    assert code != 0 and "could not run: fake error" in out
+    assert not project.path("results/sweep/validations").exists()
+    monkeypatch.delenv("TCAB_FAKE_STATUS")
+    code, ran, _ = project.doit()
+    assert code == 0 and ran == VALIDATIONS | {"manifest", "report"}
+    assert [c for c in project.calls() if c.startswith("validate")].__len__() == 8

@@ -29,7 +29,7 @@ def _doit(tmp: Path, *args: str) -> subprocess.CompletedProcess:
 def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime, tmp_path):
     first = _doit(tmp_path, "-n", "2")
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "sweep demo: 15 ran, 0 up to date, 0 failed" in first.stdout
+    assert "sweep demo: 16 ran, 0 up to date, 0 failed" in first.stdout
     results = tmp_path / "results"
 
     conn = sqlite3.connect(results / "results.db")
@@ -37,11 +37,14 @@ def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime,
         runs = conn.execute("SELECT case_slug, status, plan_digest FROM runs ORDER BY case_slug").fetchall()
         ratings = conn.execute("SELECT count(*) FROM ratings").fetchone()[0]
         builds = conn.execute("SELECT count(*) FROM builds WHERE status = 'ok'").fetchone()[0]
+        validations = conn.execute("SELECT case_slug, status FROM validations").fetchall()
     finally:
         conn.close()
     assert [(c, s) for c, s, _ in runs] == [("capture", "completed"), ("lights-out", "completed")]
     assert all(d for _, _, d in runs), "each run row carries its plan entry digest"
     assert ratings == 4 and builds == 4  # three baselines and the reference controller
+    # The end-to-end reference run, built in a container and checked in Chromium.
+    assert validations == [("lights-out", "passed")]
 
     standings = json.loads((results / "sweep/tournaments/capture-demo/standings.json").read_text())
     assert {s["name"] for s in standings["standings"]} == {
@@ -52,5 +55,5 @@ def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime,
 
     second = _doit(tmp_path)
     assert second.returncode == 0, second.stdout + second.stderr
-    assert "sweep demo: nothing to do, all 15 tasks up to date" in second.stdout
+    assert "sweep demo: nothing to do, all 16 tasks up to date" in second.stdout
     assert "standings of capture-demo" in second.stdout

@@ -1,0 +1,92 @@
+"""``validate`` tasks: each end-to-end run's tree built and checked in a browser.
+
+``validate:lights-out/v1.0.0/classic/reference/1`` validates one run (see
+docs/validation.md) and writes ``results/sweep/validations/<name>.json``.
+It is keyed like a run's build: the run record's artifact digest (the
+collected tree), the end-to-end image digest, and the digest of what it
+reads of the case (``test-case.toml``: the ``[build]`` recipe and reference
+views, plus the reference media), not the whole case digest: a variant's
+file must not re-validate the other variant's runs. A ``failed`` validation is a result and is
+kept; an ``error`` (the engine or the browser failed) fails the task, so the
+next sweep tries again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from doit.exceptions import TaskFailed
+
+from tcab.plan import RunSpec
+from tcab.tasks.context import SweepContext
+from tcab.tasks.executors import RunOutcome
+from tcab.tasks.inputs import validation_inputs
+from tcab.tasks.keys import fresh, key_check, keyed, write_target
+from tcab.tasks.run import run_task_name
+
+
+def validation_record(ctx: SweepContext, spec: RunSpec) -> Path:
+    return ctx.settings.results_dir / "sweep" / "validations" / f"{spec.name}.json"
+
+
+def end_to_end_runs(ctx: SweepContext) -> list[RunSpec]:
+    """The runs of the plan whose case is end-to-end (the ones validated)."""
+    return [s for s in ctx.sweep.runs if ctx.case(s.case, s.version).type == "end-to-end"]
+
+
+def _case_inputs(ctx: SweepContext, slug: str, version: str) -> str:
+    key = ("validation-inputs", slug, version)
+    found = ctx.recall(key)
+    if found is None:
+        found = validation_inputs(ctx.case(slug, version), ctx.cache)
+        ctx.remember(key, found)
+    return found
+
+
+def validate_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
+    run = ctx.cache.json(ctx.run_record(spec))
+    if not isinstance(run, dict):
+        raise KeyError(f"run {spec.name} not recorded")
+    return {
+        "tree": run.get("artifact_digest") or run["run_id"],
+        "image": ctx.image_digest("end-to-end"),
+        "case": _case_inputs(ctx, spec.case, spec.version),
+    }
+
+
+def do_validate(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
+    inputs = validate_inputs(ctx, spec)
+    record = validation_record(ctx, spec)
+    if fresh(record, inputs, ctx.cache) is not None:
+        return True
+    run = ctx.cache.json(ctx.run_record(spec))
+    outcome = RunOutcome(run["run_id"], run["status"], ctx.settings.root / run["run_dir"], run.get("artifact_digest"))
+    result = ctx.executors.validate(ctx.case(spec.case, spec.version), outcome, ctx.settings)
+    if result.status == "error":
+        return TaskFailed(f"validation of {spec.name} ({outcome.run_id}) could not run: {result.detail}")
+    write_target(record, inputs, {"run_id": outcome.run_id, "status": result.status, "detail": result.detail})
+    return True
+
+
+def task_validate(ctx: SweepContext) -> Iterator[dict]:
+    """End-to-end validations: each run's tree built in a container, checked in Chromium."""
+    yield {"basename": "validate", "name": None, "doc": task_validate.__doc__}
+    names = []
+    for spec in end_to_end_runs(ctx):
+        record = validation_record(ctx, spec)
+        names.append(f"validate:{spec.name}")
+        uptodate, deps = ctx.settle(
+            names[-1], [run_task_name(spec)],
+            key_check(record, lambda s=spec: validate_inputs(ctx, s), ctx.cache),
+        )
+        yield {
+            "basename": "validate", "name": spec.name,
+            "actions": [(keyed, (do_validate, ctx, spec))],
+            "task_dep": deps,
+            "clean": True,
+            "targets": [ctx.rel(record)],
+            "uptodate": uptodate,
+            "doc": f"validation of run {spec.name}",
+        }
+    ctx.settle_group("validate", names)
