@@ -37,13 +37,13 @@ def _flatten(report: Report, table: str) -> tuple[list[str], list[list]]:
     rows: list[list] = []
     if table == "runs":
         headers = ["harness", "model", "runs", *RUN_STATUSES, "builds_ok", "builds",
-                   "tokens_input", "tokens_output", "tokens_cache_read", "tokens_cache_write",
+                   "validations_passed", "validations", "tokens_input", "tokens_output", "tokens_cache_read", "tokens_cache_write",
                    "mean_duration_s", "total_duration_s"]
         for g in report.groups:
             for s in g.runs:
                 rows.append([g.case_slug, g.case_version, g.variant, s.harness, s.model or "",
                              s.runs, *(s.outcomes[k] for k in RUN_STATUSES), s.builds_ok, s.builds,
-                             s.tokens_input, s.tokens_output, s.tokens_cache_read,
+                             s.validations_passed, s.validations, s.tokens_input, s.tokens_output, s.tokens_cache_read,
                              s.tokens_cache_write, _f(s.mean_duration_s), _f(s.total_duration_s)])
     elif table == "players":
         headers = ["label", "matches", "wins", "draws", "losses", "forfeits", "win_rate"]

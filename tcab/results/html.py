@@ -110,12 +110,14 @@ def _group(group: GroupReport, conn: sqlite3.Connection, linker: _Linker) -> str
         for s in group.runs:
             rows.append([escape(s.harness), escape(s.model or "—"), f"{s.runs:,}",
                          *(f"{s.outcomes[k]:,}" for k in RUN_STATUSES),
-                         f"{s.builds_ok}/{s.builds}", f"{s.tokens_input:,}", f"{s.tokens_output:,}",
+                         f"{s.builds_ok}/{s.builds}",
+                         f"{s.validations_passed}/{s.validations}" if s.validations else "—",
+                         f"{s.tokens_input:,}", f"{s.tokens_output:,}",
                          _secs(s.mean_duration_s)])
         headers = ["harness", "model", "runs",
                    *(f'<span class=status style="background:{OUTCOME_COLOURS[k]}"></span> '
                      f'<abbr title="{k}">{_SHORT[k]}</abbr>' for k in RUN_STATUSES),
-                   "builds ok", "tokens in", "tokens out", "mean time"]
+                   "builds ok", "validated", "tokens in", "tokens out", "mean time"]
         out.append(_table(headers, rows, left=2))
         runs = recent_runs(conn, group.case_slug, group.case_version, group.variant, RUNS_PER_GROUP)
         out.append(f"<details><summary>Latest {len(runs)} runs</summary>" + _table(

@@ -41,6 +41,8 @@ class RunSummary:
     tokens_cache_write: int
     mean_duration_s: float | None
     total_duration_s: float
+    validations_passed: int = 0     # end-to-end runs whose validation passed
+    validations: int = 0            # end-to-end runs validated (tcab validate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +185,7 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(),
     )
     totals = {
         table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-        for table in ("runs", "builds", "matches", "tournaments")
+        for table in ("runs", "builds", "validations", "matches", "tournaments")
     }
     return Report(database=database, schema_version=SCHEMA_VERSION, totals=totals, groups=reports)
 
@@ -234,15 +236,28 @@ def _run_summaries(conn: sqlite3.Connection, filters: Filters):
             params_b,
         )
     }
+    # Same shape as the builds: validations are one per validated run.
+    validations = {
+        tuple(row[:5]): (row[5], row[6])
+        for row in conn.execute(
+            f"""SELECT r.case_slug, r.case_version, r.variant, r.harness, r.model,
+                       total(v.status = 'passed'), count(*)
+                FROM validations v CROSS JOIN runs r ON r.id = v.run_id{where_b}
+                GROUP BY r.case_slug, r.case_version, r.variant, r.harness, r.model""",
+            params_b,
+        )
+    }
     for key in sorted(sums, key=lambda k: tuple("" if v is None else v for v in k)):
         outcomes, t_in, t_out, t_read, t_write, seconds, timed = sums[key]
         ok, total = builds.get(key, (0, 0))
+        v_ok, v_total = validations.get(key, (0, 0))
         yield key[:3], RunSummary(
             harness=key[3], model=key[4], runs=sum(outcomes.values()), outcomes=outcomes,
             builds_ok=int(ok), builds=total,
             tokens_input=int(t_in), tokens_output=int(t_out),
             tokens_cache_read=int(t_read), tokens_cache_write=int(t_write),
             mean_duration_s=seconds / timed if timed else None, total_duration_s=seconds,
+            validations_passed=int(v_ok), validations=v_total,
         )
 
 

@@ -80,12 +80,14 @@ def _group(console: Console, group: GroupReport) -> None:
     if group.runs:
         table = Grid("Runs", [("harness", "left"), ("model", "left")] + [
             (c, "right") for c in ("runs", *(_SHORT[s] for s in RUN_STATUSES), "builds",
-                                   "tok in", "tok out", "mean time")])
+                                   "valid", "tok in", "tok out", "mean time")])
         for s in group.runs:
             table.add_row(
                 Text(s.harness), Text(s.model or "—"), Text(f"{s.runs:,}"),
                 *(_count(s.outcomes[k], k) for k in RUN_STATUSES),
                 Text(f"{s.builds_ok}/{s.builds}" if s.builds else "—"),
+                Text(f"{s.validations_passed}/{s.validations}" if s.validations else "—",
+                     style="" if s.validations_passed == s.validations else "red"),
                 Text(_tokens(s.tokens_input)), Text(_tokens(s.tokens_output)),
                 Text(_secs(s.mean_duration_s)),
             )

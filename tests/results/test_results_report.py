@@ -24,6 +24,7 @@ from tcab.results import (
     record_match,
     record_run,
     record_tournament,
+    record_validation,
     schema_version,
 )
 from tcab.results.report import Filters, build_report, connect
@@ -127,7 +128,7 @@ def test_run_outcomes_tokens_durations_and_builds_per_harness_and_model(filled):
     assert [(s.harness, s.outcomes["harness_error"]) for s in fog.runs] == [("claude", 1)]
     assert [b.source for b in base.baselines] == ["baseline:capture@v1.0.0/greedy",
                                                   "baseline:capture@v1.0.0/random"]
-    assert report.totals == {"runs": 8, "builds": 6, "matches": 7, "tournaments": 1}
+    assert report.totals == {"runs": 8, "builds": 6, "validations": 0, "matches": 7, "tournaments": 1}
 
 
 def test_match_records_and_tournament_standings(filled):
@@ -158,7 +159,7 @@ def test_terminal_tables_show_the_numbers(filled):
     result = _invoke(filled)
     assert result.exit_code == 0, result.output
     assert "capture v1.0.0 · base" in result.output
-    assert re.search(r"claude\s+sonnet\s+3\s+1\s+1\s+1\s+0\s+0\s+0\s+1/2\s+6,200\s+620\s+30\.6m",
+    assert re.search(r"claude\s+sonnet\s+3\s+1\s+1\s+1\s+0\s+0\s+0\s+1/2\s+—\s+6,200\s+620\s+30\.6m",
                      result.output)
     assert "[0.90, 2.10]" in result.output
     assert "Baselines: greedy ok, random ok" in result.output
@@ -239,3 +240,30 @@ def test_a_newer_database_is_refused_by_the_report(db_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "newer than this tcab knows" in proc.stderr
+
+
+def test_validations_passed_over_total_per_harness_and_model(db, db_path):
+    e2e = {"case_slug": "lights-out", "case_type": "end-to-end", "variant": "classic"}
+    outcomes = {"ref-a": ("reference", None, "passed"), "ref-b": ("reference", None, "passed"),
+                "cl-a": ("claude", "sonnet", "passed"), "cl-b": ("claude", "sonnet", "failed"),
+                "cl-c": ("claude", "sonnet", None)}
+    for run_id, (harness, model, status) in outcomes.items():
+        record_run(db, run_row(run_id, harness=harness, model=model, **e2e), [])
+        if status:
+            record_validation(db, {"run_id": run_id, "case_slug": "lights-out", "case_version": "v1.0.0",
+                                   "variant": "classic", "status": status,
+                                   "checks": [{"name": "errors", "ok": status == "passed"}]})
+    (group,) = _report(db_path).groups
+    by = {s.harness: (s.validations_passed, s.validations, s.runs) for s in group.runs}
+    assert by == {"claude": (1, 2, 3), "reference": (2, 2, 2)}
+    assert _report(db_path, harness="claude").groups[0].runs[0].validations == 2
+
+    out = _invoke(db_path, "--csv").output
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [(r["harness"], r["validations_passed"], r["validations"]) for r in rows] == [
+        ("claude", "1", "2"), ("reference", "2", "2")]
+    data = json.loads(_invoke(db_path, "--json").output)
+    assert data["totals"]["validations"] == 4
+    assert data["groups"][0]["runs"][0]["validations_passed"] == 1
+    text = _invoke(db_path).output
+    assert "valid" in text and "1/2" in text and "2/2" in text
