@@ -1,7 +1,7 @@
 """Benchmark: `tcab report` on a large results.db, against a bare count(*).
 
 Builds a database (the real migrated schema) holding 100,000 synthetic runs
-and 100,000 matches (200,000 seats) plus builds and tournaments, then times,
+and 100,000 matches (200,000 seats) plus builds, validations and tournaments, then times,
 side by side and on the same file:
 
   baseline  a Python process that opens the file and runs SELECT count(*)
@@ -45,7 +45,7 @@ def fill(path: Path, runs: int, matches: int, seed: int = 1) -> None:
     conn = sqlite3.connect(path)
     statuses = list(RUN_STATUSES)
     weights = [70, 8, 4, 10, 6, 2]
-    run_rows, stage_rows, build_rows = [], [], []
+    run_rows, stage_rows, build_rows, validation_rows = [], [], [], []
     for i in range(runs):
         slug, version = rnd.choice(CASES)
         harness, model = rnd.choice(HARNESSES)
@@ -59,6 +59,8 @@ def fill(path: Path, runs: int, matches: int, seed: int = 1) -> None:
         if status == "completed" and i % 5 == 0:
             build_rows.append((run_id, slug, version, rnd.choice(["ok", "ok", "ok", "failed"]),
                                f"m{i:060d}"))
+        if status == "completed" and i % 5 == 1:
+            validation_rows.append((run_id, slug, version, "base", rnd.choice(["passed", "passed", "failed"])))
     conn.executemany(
         "INSERT INTO runs (id, case_slug, case_version, case_type, case_digest, variant, harness,"
         " model, status, started_at, duration_s, tokens_input, tokens_output, run_dir)"
@@ -66,6 +68,8 @@ def fill(path: Path, runs: int, matches: int, seed: int = 1) -> None:
     conn.executemany("INSERT INTO stages (run_id, stage, seq, status) VALUES (?,?,?,?)", stage_rows)
     conn.executemany("INSERT INTO builds (source, case_slug, case_version, status, module_sha256)"
                      " VALUES (?,?,?,?,?)", build_rows)
+    conn.executemany("INSERT INTO validations (run_id, case_slug, case_version, variant, status)"
+                     " VALUES (?,?,?,?,?)", validation_rows)
     players = [f"p{j}" for j in range(12)]
     match_rows, seat_rows, entries = [], [], []
     for n in range(matches):
