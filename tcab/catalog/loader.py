@@ -52,6 +52,9 @@ class Catalog:
         """
         candidates = self.versions_of(slug)
         if not candidates:
+            if not self.root.is_dir():
+                raise CatalogError(Problem(str(self.root), "catalog folder not found (run tcab from "
+                                           "the project folder or set TCAB_CATALOG)"))
             known = ", ".join(sorted({c.slug for c in self.versions})) or "none"
             raise CatalogError(Problem(str(self.root), f"no test case {show(slug)}; known: {known}"))
         if version is not None:

@@ -88,6 +88,12 @@ def test_seed_explicit_out_and_errors(tmp_path):
         assert fragment in res.stderr and "Traceback" not in res.stderr
 
 
+def test_a_missing_catalog_folder_is_named(tmp_path):
+    res = tcab("seed", "lights-out", catalog=tmp_path / "no-such-catalog", tmp=tmp_path)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert "no-such-catalog: catalog folder not found" in res.stderr
+
+
 def test_seed_with_a_broken_template_exits_2_and_leaves_nothing(tmp_path):
     catalog = FIXTURES / "broken"
     res = tcab("seed", "spec-template-unknown-var", "--out", str(tmp_path / "s"), catalog=catalog)
