@@ -10,7 +10,11 @@ by Playwright (never a downloaded browser) with a fresh profile. Checks:
   (which includes Chromium's "Failed to load resource" for a 404) during the
   load and ``settle_s`` after it;
 - one PNG screenshot per ``[[reference]]`` view, at the reference image's
-  size when it is a PNG (else 1024x768).
+  size when it is a PNG (else 1024x768); a page too busy to be captured
+  fails ``screenshot``.
+
+Requests outside the served site are blocked and count as errors: the
+page is untrusted code running in a browser on the host.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ CHROMIUM_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
 DEFAULT_VIEWPORT = (1024, 768)
 MAX_ERRORS = 10
+SCREENSHOT_TIMEOUT_S = 10
 
 
 class BrowserUnavailable(Exception):
@@ -95,6 +100,44 @@ def _console(msg, errors: list[str]) -> None:
     errors.append(f"console.error: {msg.text}" + (f" ({where})" if where else ""))
 
 
+def _only_local(route, base: str, errors: list[str]) -> None:
+    target = route.request.url
+    if target.startswith(base) or target.startswith(("data:", "blob:")):
+        route.continue_()
+    else:
+        errors.append(f"blocked a request outside the site: {target[:200]}")
+        route.abort()
+
+
+def _drive(context, url: str, views: list[View], shots: dict[str, bytes], errors: list[str],
+           load_timeout_s: float, settle_s: float, error_type) -> list[Check]:
+    """Load the page once per view (the viewport is set before loading: a
+    page whose script hangs its renderer cannot be resized), let it settle,
+    take the screenshot; the checks of it."""
+    checks: list[Check] = []
+    for i, view in enumerate(views):
+        page = context.pages[0] if i == 0 and context.pages else context.new_page()
+        page.set_viewport_size({"width": view.width, "height": view.height})
+        page.on("pageerror", lambda exc: errors.append(f"uncaught {exc}"))
+        page.on("console", lambda msg: _console(msg, errors))
+        try:
+            response = page.goto(url + "index.html", wait_until="load", timeout=load_timeout_s * 1000)
+        except error_type as exc:
+            return [Check("load", False, f"index.html did not load: {str(exc).splitlines()[0]}")]
+        if response is None or response.status != 200:
+            return [Check("load", False, f"index.html answered {getattr(response, 'status', None)}")]
+        if i == 0:
+            checks.append(Check("load", True, f"loaded: title {page.title()!r}"))
+        page.wait_for_timeout(settle_s * 1000)
+        try:
+            shots[view.name] = page.screenshot(full_page=False, timeout=SCREENSHOT_TIMEOUT_S * 1000)
+        except error_type as exc:
+            # A page that keeps its renderer busy (an endless loop) cannot be captured: its fault.
+            return checks + [Check("screenshot", False,
+                                   f"the page stopped responding: {str(exc).splitlines()[0]}")]
+    return checks
+
+
 def check_page(folder: Path, views: list[View], *, load_timeout_s: float = 30.0,
                settle_s: float = 1.0) -> PageResult:
     """Open ``folder/index.html`` over HTTP and run the checks above.
@@ -123,27 +166,16 @@ def check_page(folder: Path, views: list[View], *, load_timeout_s: float = 30.0,
                     viewport={"width": DEFAULT_VIEWPORT[0], "height": DEFAULT_VIEWPORT[1]})
             except PlaywrightError as exc:
                 raise BrowserUnavailable(f"{CHROMIUM} did not start: {exc}") from exc
-            page = context.pages[0] if context.pages else context.new_page()
-            page.on("pageerror", lambda exc: errors.append(f"uncaught {exc}"))
-            page.on("console", lambda msg: _console(msg, errors))
             try:
-                response = page.goto(url + "index.html", wait_until="load", timeout=load_timeout_s * 1000)
-            except PlaywrightError as exc:
-                checks.append(Check("load", False, f"index.html did not load: {str(exc).splitlines()[0]}"))
+                # Untrusted code in a browser on the host: it may reach only the site.
+                context.route("**/*", lambda route: _only_local(route, url, errors))
+                checks += _drive(context, url, views, shots, errors, load_timeout_s, settle_s, PlaywrightError)
+            finally:
                 context.close()
-                return PageResult(tuple(checks), shots)
-            if response is None or response.status != 200:
-                checks.append(Check("load", False, f"index.html answered {getattr(response, 'status', None)}"))
-                context.close()
-                return PageResult(tuple(checks), shots)
-            checks.append(Check("load", True, f"loaded: title {page.title()!r}"))
-            page.wait_for_timeout(settle_s * 1000)
-            for view in views:
-                page.set_viewport_size({"width": view.width, "height": view.height})
-                shots[view.name] = page.screenshot(full_page=False)
-            context.close()
         finally:
             pw.stop()
+    if len(checks) < 2 or not checks[-1].ok:
+        return PageResult(tuple(checks), shots)
     if errors:
         more = f" (+{len(errors) - MAX_ERRORS} more)" if len(errors) > MAX_ERRORS else ""
         checks.append(Check("errors", False, "; ".join(errors[:MAX_ERRORS]) + more))

@@ -96,3 +96,17 @@ def test_bad_input(settings, make_run) -> None:
     shutil.rmtree(run_dir / "work")
     with pytest.raises(ValidationError, match="has no collected tree"):
         validate_run(settings, "no-tree")
+
+
+def test_outside_requests_are_blocked_and_a_hung_page_fails(settings, make_run, podman_runtime) -> None:
+    page = "<!doctype html><title>t</title><img src='http://198.51.100.7/pixel.png'>\n"
+    make_run("outside", {"src/index.html": page})
+    record = validate_run(settings, "outside", runtime=podman_runtime, settle_s=0.3)
+    assert record.status == "failed"
+    assert "blocked a request outside the site: http://198.51.100.7/pixel.png" in _check(record, "errors").detail
+
+    busy = "<!doctype html><title>busy</title><script>setTimeout(() => { for (;;) {} }, 50);</script>\n"
+    make_run("busy", {"src/index.html": busy})
+    record = validate_run(settings, "busy", runtime=podman_runtime, settle_s=0.3)
+    assert record.status == "failed" and record.detail.startswith("screenshot: the page stopped responding")
+    assert podman_runtime.list_run_containers("validate-busy") == []
