@@ -2,8 +2,8 @@
 
 ``validate:lights-out/v1.0.0/classic/reference/1`` validates one run (see
 docs/validation.md) and writes ``results/sweep/validations/<name>.json``.
-It is keyed like a run's build: the run record's artifact digest (the
-collected tree), the end-to-end image digest, and the digest of what it
+It is keyed like a run's build: the run record's stamp (its artifact
+digest, the collected tree, and its run id), the end-to-end image digest, and the digest of what it
 reads of the case (``test-case.toml``: the ``[build]`` recipe and reference
 views, plus the reference media), not the whole case digest: a variant's
 file must not re-validate the other variant's runs. A ``failed`` validation is a result and is
@@ -13,6 +13,7 @@ next sweep tries again.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,8 +27,32 @@ from tcab.tasks.keys import fresh, key_check, keyed, write_target
 from tcab.tasks.run import run_task_name
 
 
-def validation_record(ctx: SweepContext, spec: RunSpec) -> Path:
-    return ctx.settings.results_dir / "sweep" / "validations" / f"{spec.name}.json"
+def validation_record(ctx: SweepContext, spec: RunSpec) -> str:
+    """A string, not a Path, built once: asked for on every check of a no-op sweep."""
+    key = ("validation", spec.name)
+    found = ctx.recall(key)
+    if found is None:
+        found = f"{ctx.settings.results_dir}/sweep/validations/{spec.name}.json"
+        ctx.remember(key, found)
+    return found
+
+
+def _run_stamp(ctx: SweepContext, spec: RunSpec) -> str:
+    """The stamp of the run's record: from the manifest's stat index when the
+    record is unchanged (a stat, no parse), else from the record itself.
+    Raises KeyError (the run is not recorded yet)."""
+    path = ctx.run_record(spec)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise KeyError(f"run {spec.name} not recorded") from None
+    entry = ctx.cache.indexed(path, st)
+    if entry is not None and entry[3]:
+        return entry[3]
+    doc = ctx.cache.json(path, st)
+    if not isinstance(doc, dict) or not isinstance(doc.get("stamp"), str):
+        raise KeyError(f"run {spec.name} not recorded")
+    return doc["stamp"]
 
 
 def end_to_end_runs(ctx: SweepContext) -> list[RunSpec]:
@@ -45,11 +70,10 @@ def _case_inputs(ctx: SweepContext, slug: str, version: str) -> str:
 
 
 def validate_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
-    run = ctx.cache.json(ctx.run_record(spec))
-    if not isinstance(run, dict):
-        raise KeyError(f"run {spec.name} not recorded")
+    # The run record's stamp covers its artifact digest (the collected tree)
+    # and its run id: a redone run is validated again (its row is its own).
     return {
-        "tree": run.get("artifact_digest") or run["run_id"],
+        "run": _run_stamp(ctx, spec),
         "image": ctx.image_digest("end-to-end"),
         "case": _case_inputs(ctx, spec.case, spec.version),
     }
@@ -65,7 +89,7 @@ def do_validate(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
     result = ctx.executors.validate(ctx.case(spec.case, spec.version), outcome, ctx.settings)
     if result.status == "error":
         return TaskFailed(f"validation of {spec.name} ({outcome.run_id}) could not run: {result.detail}")
-    write_target(record, inputs, {"run_id": outcome.run_id, "status": result.status, "detail": result.detail})
+    write_target(Path(record), inputs, {"run_id": outcome.run_id, "status": result.status, "detail": result.detail})
     return True
 
 
