@@ -55,6 +55,8 @@ class SweepTasks:
             "par_type": "process",
             "check_file_uptodate": "md5",
             "dep_file": str(self.ctx.settings.root / ".doit.db"),
+            # Python's dbm here falls back to dbm.dumb, slow on 20,000 keys.
+            "backend": "sqlite3",
             "reporter": SweepReporter.for_context(self.ctx),
             "verbosity": 1,
         }
