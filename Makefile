@@ -17,7 +17,7 @@ podman: host      ## start Podman's Docker-compatible socket at $(DOCKER_HOST)
 images: podman    ## build the run images locally from Debian (debootstrap + layers)
 	bash containers/build-images.sh
 
-test: setup       ## run the whole test suite (needs `make images` for the container tests)
+test: setup images ## the whole test suite, against real Podman (installs and starts what it needs)
 	$(PYTHON) -m pytest -q
 
 demo: setup images ## the main job: run the demo sweep (benchmark.yaml) and print the standings
