@@ -29,6 +29,7 @@ from tcab.harnesses import Harness, make_adapter
 from tcab.runs.log import EventSink, RunLog
 from tcab.runs.record import RunRecord
 from tcab.runs.secrets import Redactor
+from tcab.runs.seed_cache import seed_from_cache
 from tcab.runs.session import RunState
 from tcab.runtime import CollectLimits, Runtime, get_runtime, resolve_image
 from tcab.settings import Settings
@@ -104,26 +105,27 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
     unusable; every outcome of the run itself is the record's status. A
     KeyboardInterrupt is recorded as ``canceled`` and then re-raised.
     """
-    from tcab.seeding import render_prompt, seed_repository
-
     options = options or RunOptions()
     secret_values = _secret_values(harness, options)
     solution = _solution_dir(case, variant, harness)
     runtime = get_runtime(options.runtime) if isinstance(options.runtime, str) else options.runtime
     run_id = options.run_id or new_run_id(case, variant, harness)
     run_dir = Path(options.out_dir or settings.runs_dir) / run_id
-    prompt = render_prompt(case, variant)
     max_runtime = options.max_runtime_s or case.max_runtime_hours * 3600.0
 
     seed_started = time.time()
     own_seed = options.seed_dir is None
     seed_dir = Path(settings.tmp_dir) / "run-seeds" / run_id if own_seed else Path(options.seed_dir)
     if own_seed:
-        seed_commit = seed_repository(case, variant, seed_dir).commit
+        seed = seed_from_cache(settings.build_dir / "seed-cache", case, variant, seed_dir)
+        seed_commit, prompt = seed.commit, seed.prompt
     else:
         import pygit2
 
+        from tcab.seeding import render_prompt
+
         seed_commit = str(pygit2.Repository(str(seed_dir)).head.target)
+        prompt = render_prompt(case, variant)
     run_dir.mkdir(parents=True, exist_ok=False)
     redactor = Redactor(secret_values)
     state = RunState(
