@@ -46,7 +46,8 @@ class RunOptions:
     the harness's own); their values come from ``env`` (default: the process
     environment). ``runtime`` is a backend name or a Runtime instance.
     ``seed_dir`` reuses an already seeded repository (a doit target) instead
-    of seeding a fresh one. ``cancel`` stops the run as ``canceled``.
+    of seeding a fresh one, and ``prompt`` an already rendered prompt (both
+    doit targets). ``cancel`` stops the run as ``canceled``.
     """
 
     model: str | None = None
@@ -61,6 +62,7 @@ class RunOptions:
     record_db: bool = True
     run_id: str | None = None
     seed_dir: Path | None = None
+    prompt: str | None = None
     plan_digest: str | None = None
     on_event: EventSink | None = None
     cancel: threading.Event | None = None
@@ -122,10 +124,13 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
     else:
         import pygit2
 
-        from tcab.seeding import render_prompt
-
         seed_commit = str(pygit2.Repository(str(seed_dir)).head.target)
-        prompt = render_prompt(case, variant)
+        if options.prompt is not None:
+            prompt = options.prompt
+        else:
+            from tcab.seeding import render_prompt
+
+            prompt = render_prompt(case, variant)
     run_dir.mkdir(parents=True, exist_ok=False)
     redactor = Redactor(secret_values)
     state = RunState(

@@ -68,6 +68,7 @@ def run(request: RunRequest) -> RunOutcome:
         model=spec.model,
         runtime=_runtime(request.runtime),
         seed_dir=request.seed_dir,
+        prompt=request.prompt,
         plan_digest=spec.entry_digest,
         run_id=request.run_id,
         secrets=tuple(s for s in conf.get("secrets", "").split(",") if s),
