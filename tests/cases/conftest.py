@@ -49,6 +49,13 @@ def orders(*pairs):
     return {"orders": [{"agent": a, "move": m} for a, m in pairs]}
 
 
+def over_workspace(tree: Path, dest: Path) -> Path:
+    """``tree`` laid over the starter workspace, as a submission's tree would be."""
+    shutil.copytree(CASE / MANIFEST["workspace"], dest)
+    shutil.copytree(tree, dest, dirs_exist_ok=True)
+    return dest
+
+
 def build_tree(tree: Path, out: Path) -> Path:
     """Run the manifest's [build] install and build in a copy of ``tree``; return the module."""
     work = out / tree.name
@@ -61,13 +68,12 @@ def build_tree(tree: Path, out: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def modules(tmp_path_factory) -> dict[str, Path]:
-    """Every controller of the case built like a submission: the baselines, the
+    """Every controller of the case built like a submission: the baselines and the
     reference solution laid over the starter workspace, and the bare starter."""
     out = tmp_path_factory.mktemp("capture-builds")
-    built = {name: build_tree(CASE / MANIFEST["game"]["baselines"] / name, out) for name in CONTROLLERS}
-    solution = out / "solution-tree"
-    shutil.copytree(CASE / MANIFEST["workspace"], solution)
-    shutil.copytree(CASE / MANIFEST["solution"], solution, dirs_exist_ok=True)
-    built["reference"] = build_tree(solution, out / "ref")
+    built = {name: build_tree(over_workspace(CASE / MANIFEST["game"]["baselines"] / name,
+                                             out / "trees" / name), out)
+             for name in CONTROLLERS}
+    built["reference"] = build_tree(over_workspace(CASE / MANIFEST["solution"], out / "solution"), out / "ref")
     built["starter"] = build_tree(CASE / MANIFEST["workspace"], out / "starter")
     return built

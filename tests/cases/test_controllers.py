@@ -47,12 +47,11 @@ def test_the_baselines_each_have_their_own_source(modules):
     assert len(digests) == 4
 
 
-def test_shared_sources_stay_in_step():
-    # The helper library and the local rules copy are duplicated on purpose (each
-    # tree builds alone); they must never drift apart.
-    helper = (CASE / "workspaces/base/src/capture.zig").read_bytes()
+def test_controllers_share_the_workspace_helper_and_the_rules_copy_stays_in_step():
+    # Baselines and the solution are laid over the workspace, so its helper
+    # library is theirs; only the local runner's rules copy is duplicated.
     for tree in ("baselines/random", "baselines/rush", "baselines/guard", "solution"):
-        assert (CASE / tree / "src/capture.zig").read_bytes() == helper, tree
+        assert not (CASE / tree / "src/capture.zig").exists(), tree
     assert (CASE / "workspaces/base/tools/rules.py").read_bytes() == (CASE / "game/rules.py").read_bytes()
 
 
