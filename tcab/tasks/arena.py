@@ -172,7 +172,8 @@ def play_tournament(ctx: SweepContext, t: TournamentSpec) -> bool:
         for e in doc["entrants"]
     )
     result = ctx.executors.tournament(
-        TournamentRequest(t, ctx.case(t.case, t.version), field, ctx.tournament_dir(t), ctx.settings)
+        TournamentRequest(t, ctx.case(t.case, t.version), field, ctx.tournament_dir(t), ctx.settings,
+                          jobs=ctx.sweep.plan.parallelism)
     )
     write_target(record, inputs, {"tournament": t.name, "case": t.case_path, **result})
     return True

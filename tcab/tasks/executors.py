@@ -89,6 +89,7 @@ class TournamentRequest:
     entrants: tuple[Entrant, ...]
     out_dir: Path  # results/sweep/tournaments/<name>/: replays go here
     settings: Settings
+    jobs: int = 1  # match processes: the plan's parallelism (results do not depend on it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -129,7 +129,7 @@ def tournament(request: TournamentRequest) -> dict[str, Any]:
     created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     structure = request.case.match.structure if request.case.match is not None else "round-robin"
     result = run_tournament(
-        spec, field, seed=t.seed, rounds=t.rounds, structure=structure, jobs=1,
+        spec, field, seed=t.seed, rounds=t.rounds, structure=structure, jobs=request.jobs,
         results_dir=settings.results_dir, modules_dir=settings.build_dir / "modules",
     )
     db = open_db(settings.results_db)

@@ -125,7 +125,7 @@ def make_executors(root: Path) -> Executors:
             atomic.write_text(path, json.dumps({"entrants": [e.sha256 for e in ranked], "round": i}))
             replays.append(str(path.relative_to(req.settings.root)))
         return {"standings": standings, "rounds": req.spec.rounds, "seed": req.spec.seed,
-                "match_replays": replays}
+                "match_replays": replays, "jobs": req.jobs}
 
     def report(settings, out_dir):
         _log(settings, "report")

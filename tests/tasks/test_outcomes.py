@@ -85,3 +85,12 @@ def test_a_validation_that_could_not_run_is_retried(project, monkeypatch):
     code, ran, _ = project.doit()
     assert code == 0 and ran == VALIDATIONS | {"manifest", "report"}
     assert [c for c in project.calls() if c.startswith("validate")].__len__() == 8
+
+
+def test_the_tournament_plays_with_the_plans_parallelism(project):
+    plan = project.path("benchmark.yaml")
+    plan.write_text(plan.read_text().replace("name: small\n", "name: small\nparallelism: 3\n"))
+    code, ran, out = project.doit("-n", "1")
+    assert code == 0, out
+    standings = json.loads(project.path("results/sweep/tournaments/duel-cup/standings.json").read_text())
+    assert standings["jobs"] == 3
