@@ -55,7 +55,9 @@ def atomic_dir(path: Path | str, *, replace: bool = False) -> Iterator[Path]:
 
     On any exception the temporary directory is removed and ``path`` is left
     as it was. With ``replace`` an existing ``path`` is swapped out; without
-    it an existing ``path`` raises FileExistsError before anything is built.
+    it an existing ``path`` raises FileExistsError, before anything is built
+    or, when another process completed ``path`` meanwhile, at the end (the
+    other process's folder stays).
     """
     path = Path(path)
     if path.exists() and not replace:
@@ -64,13 +66,19 @@ def atomic_dir(path: Path | str, *, replace: bool = False) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     try:
         yield tmp
-        if path.exists():
+        if replace and path.exists():
             old = path.with_name(f".{path.name}.old-{os.getpid()}")
             os.replace(path, old)
             os.replace(tmp, path)
             shutil.rmtree(old, ignore_errors=True)
         else:
-            os.replace(tmp, path)
+            try:
+                os.rename(tmp, path)
+            except OSError as exc:
+                # Someone else completed ``path`` while we built ours: theirs stays.
+                if path.exists():
+                    raise FileExistsError(path) from exc
+                raise
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

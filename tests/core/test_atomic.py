@@ -36,3 +36,14 @@ def test_atomic_dir_replace_swaps_complete_tree(tmp_path):
         (tmp / "b").write_text("2")
     assert sorted(p.name for p in target.iterdir()) == ["b"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tree"]
+
+
+def test_atomic_dir_without_replace_keeps_a_folder_completed_meanwhile(tmp_path):
+    target = tmp_path / "tree"
+    with pytest.raises(FileExistsError):
+        with atomic.atomic_dir(target) as tmp:
+            (tmp / "mine").write_text("1")
+            target.mkdir()  # another process finished first
+            (target / "theirs").write_text("2")
+    assert sorted(p.name for p in target.iterdir()) == ["theirs"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tree"]
