@@ -23,7 +23,7 @@ from tcab.plan import Participant, RunSpec, TournamentSpec
 from tcab.tasks.context import SweepContext, baseline_build_name
 from tcab.tasks.executors import BuildOutcome, Entrant, RunOutcome, TournamentRequest
 from tcab.tasks.inputs import baseline_inputs, build_recipe, game_inputs
-from tcab.tasks.keys import fresh, key_check, keyed, write_target
+from tcab.tasks.keys import fresh, write_target
 from tcab.tasks.run import run_task_name
 
 
@@ -90,21 +90,12 @@ def task_build(ctx: SweepContext) -> Iterator[dict]:
     for spec in ctx.sweep.runs:
         if ctx.case(spec.case, spec.version).type != "adversarial":
             continue
-        record = ctx.module_record(spec.name)
         names.append(f"build:{spec.name}")
-        uptodate, deps = ctx.settle(
-            names[-1], [run_task_name(spec)],
-            key_check(record, lambda s=spec: run_build_inputs(ctx, s), ctx.cache),
+        yield ctx.keyed_task(
+            "build", spec.name, ctx.module_record(spec.name), [run_task_name(spec)],
+            lambda s=spec: run_build_inputs(ctx, s), do_run_build, ctx, spec,
+            doc=f"module of run {spec.name}",
         )
-        yield {
-            "basename": "build", "name": spec.name,
-            "actions": [(keyed, (do_run_build, ctx, spec))],
-            "task_dep": deps,
-            "clean": True,
-            "targets": [ctx.rel(record)],
-            "uptodate": uptodate,
-            "doc": f"module of run {spec.name}",
-        }
     seen = set()
     for t in ctx.sweep.tournaments:
         for p in t.participants:
@@ -112,18 +103,13 @@ def task_build(ctx: SweepContext) -> Iterator[dict]:
                 continue
             seen.add((t.case, t.version, p.baseline))
             name = baseline_build_name(t.case, t.version, p.baseline)
-            record = ctx.module_record(name)
             names.append(f"build:{name}")
-            uptodate, _ = ctx.settle(names[-1], [], key_check(
-                record, lambda a=(t.case, t.version, p.baseline): baseline_build_inputs(ctx, *a), ctx.cache))
-            yield {
-                "basename": "build", "name": name,
-                "actions": [(keyed, (do_baseline_build, ctx, t.case, t.version, p.baseline))],
-                "clean": True,
-                "targets": [ctx.rel(record)],
-                "uptodate": uptodate,
-                "doc": f"baseline {p.baseline} of {t.case} {t.version}",
-            }
+            yield ctx.keyed_task(
+                "build", name, ctx.module_record(name), [],
+                lambda a=(t.case, t.version, p.baseline): baseline_build_inputs(ctx, *a),
+                do_baseline_build, ctx, t.case, t.version, p.baseline,
+                doc=f"baseline {p.baseline} of {t.case} {t.version}",
+            )
     ctx.settle_group("build", names)
 
 
@@ -183,20 +169,12 @@ def task_entrants(ctx: SweepContext) -> Iterator[dict]:
     """Each tournament's field: participants and module digests (one manifest per tournament)."""
     yield {"basename": "entrants", "name": None, "doc": task_entrants.__doc__}
     for t in ctx.sweep.tournaments:
-        record = ctx.tournament_dir(t) / "entrants.json"
-        uptodate, deps = ctx.settle(
-            f"entrants:{t.name}", [f"build:{_module_name(t, p)}" for p in t.participants],
-            key_check(record, lambda x=t: entrants_inputs(ctx, x), ctx.cache),
+        yield ctx.keyed_task(
+            "entrants", t.name, ctx.tournament_dir(t) / "entrants.json",
+            [f"build:{_module_name(t, p)}" for p in t.participants],
+            lambda x=t: entrants_inputs(ctx, x), write_entrants, ctx, t,
+            doc=f"field of tournament {t.name}",
         )
-        yield {
-            "basename": "entrants", "name": t.name,
-            "actions": [(keyed, (write_entrants, ctx, t))],
-            "task_dep": deps,
-            "clean": True,
-            "targets": [ctx.rel(record)],
-            "uptodate": uptodate,
-            "doc": f"field of tournament {t.name}",
-        }
     ctx.settle_group("entrants", [f"entrants:{t.name}" for t in ctx.sweep.tournaments])
 
 
@@ -205,21 +183,12 @@ def task_tournament(ctx: SweepContext) -> Iterator[dict]:
     yield {"basename": "tournament", "name": None, "doc": task_tournament.__doc__}
     names = []
     for t in ctx.sweep.tournaments:
-        record = ctx.tournament_dir(t) / "standings.json"
         names.append(f"tournament:{t.name}")
-        uptodate, deps = ctx.settle(
-            names[-1], [f"entrants:{t.name}"],
-            key_check(record, lambda x=t: tournament_inputs(ctx, x), ctx.cache),
+        yield ctx.keyed_task(
+            "tournament", t.name, ctx.tournament_dir(t) / "standings.json", [f"entrants:{t.name}"],
+            lambda x=t: tournament_inputs(ctx, x), play_tournament, ctx, t,
+            doc=f"{t.name}: {len(t.participants)} participants on {t.case_path}, {t.rounds} rounds",
         )
-        yield {
-            "basename": "tournament", "name": t.name,
-            "actions": [(keyed, (play_tournament, ctx, t))],
-            "task_dep": deps,
-            "clean": True,
-            "targets": [ctx.rel(record)],
-            "uptodate": uptodate,
-            "doc": f"{t.name}: {len(t.participants)} participants on {t.case_path}, {t.rounds} rounds",
-        }
     ctx.settle_group("tournament", names)
 
 
@@ -256,19 +225,10 @@ def task_replay(ctx: SweepContext) -> Iterator[dict]:
     yield {"basename": "replay", "name": None, "doc": task_replay.__doc__}
     names = []
     for t in ctx.sweep.tournaments:
-        record = ctx.tournament_dir(t) / "replays.json"
         names.append(f"replay:{t.name}")
-        uptodate, deps = ctx.settle(
-            names[-1], [f"tournament:{t.name}"],
-            key_check(record, lambda x=t: replay_inputs(ctx, x), ctx.cache),
+        yield ctx.keyed_task(
+            "replay", t.name, ctx.tournament_dir(t) / "replays.json", [f"tournament:{t.name}"],
+            lambda x=t: replay_inputs(ctx, x), verify_tournament_replays, ctx, t,
+            doc=f"replays of {t.name} verified",
         )
-        yield {
-            "basename": "replay", "name": t.name,
-            "actions": [(keyed, (verify_tournament_replays, ctx, t))],
-            "task_dep": deps,
-            "clean": True,
-            "targets": [ctx.rel(record)],
-            "uptodate": uptodate,
-            "doc": f"replays of {t.name} verified",
-        }
     ctx.settle_group("replay", names)

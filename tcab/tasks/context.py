@@ -13,7 +13,7 @@ from pathlib import Path
 from tcab.plan import RunSpec, Sweep, TournamentSpec
 from tcab.settings import Settings
 from tcab.tasks.executors import Executors
-from tcab.tasks.keys import FileDigests
+from tcab.tasks.keys import FileDigests, key_check, keyed
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,31 @@ class SweepContext:
         if fresh:
             return [True], list(deps) if keep_deps else []
         return [check], list(deps)
+
+    def keyed_task(self, basename: str, name: str | None, record: Path | str, deps: list[str],
+                   inputs, action, *args, doc: str | None = None, keep_deps: bool = False) -> dict:
+        """The doit dict of a task whose target ``record`` is keyed by ``inputs()``.
+
+        Every tcab task has this shape: ``action(*args)`` (through :func:`keyed`)
+        writes ``record``; freshness is settled at load time (:meth:`settle`)
+        against ``deps`` (task names) and the record's input digests.
+        """
+        task = basename if name is None else f"{basename}:{name}"
+        uptodate, task_dep = self.settle(task, deps, key_check(record, inputs, self.cache),
+                                         keep_deps=keep_deps)
+        built = {
+            "basename": basename,
+            "actions": [(keyed, (action, *args))],
+            "task_dep": task_dep,
+            "clean": True,
+            "targets": [self.rel(record)],
+            "uptodate": uptodate,
+        }
+        if name is not None:
+            built["name"] = name
+        if doc is not None:
+            built["doc"] = doc
+        return built
 
     def settled_json(self, path: Path | str, task: str):
         """The record ``path`` of ``task``; read once per sweep when ``task`` was

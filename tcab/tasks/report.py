@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator
 
 from tcab.tasks.context import SweepContext
-from tcab.tasks.keys import fresh, inputs_digest, key_check, keyed, write_target
+from tcab.tasks.keys import fresh, inputs_digest, write_target
 from tcab.tasks.validate import end_to_end_runs, validation_record
 
 
@@ -98,34 +98,18 @@ def task_manifest(ctx: SweepContext) -> Iterator[dict]:
     # prompts and fields are not inputs of the manifest; they are listed so
     # that a sweep visits (and reports) every task even when fresh tasks
     # carry no edges of their own.
-    uptodate, deps = ctx.settle(
-        "manifest", ["seed", "prompt", "run", "build", "validate", "entrants", "tournament", "replay"], key_check(ctx.manifest, lambda: manifest_inputs(ctx), ctx.cache),
-        keep_deps=True,
+    yield ctx.keyed_task(
+        "manifest", None, ctx.manifest,
+        ["seed", "prompt", "run", "build", "validate", "entrants", "tournament", "replay"],
+        lambda: manifest_inputs(ctx), write_manifest, ctx, doc=task_manifest.__doc__, keep_deps=True,
     )
-    yield {
-        "basename": "manifest",
-        "actions": [(keyed, (write_manifest, ctx))],
-        "task_dep": deps,
-        "clean": True,
-        "targets": [ctx.rel(ctx.manifest)],
-        "uptodate": uptodate,
-        "doc": task_manifest.__doc__,
-    }
 
 
 def task_report(ctx: SweepContext) -> Iterator[dict]:
     """The static report over results.db (results/report/index.html)."""
     if not ctx.sweep.plan.report:
         return
-    record = ctx.report_dir / "report.json"
-    uptodate, deps = ctx.settle(
-        "report", ["manifest"], key_check(record, lambda: report_inputs(ctx), ctx.cache), keep_deps=True)
-    yield {
-        "basename": "report",
-        "actions": [(keyed, (write_report, ctx))],
-        "task_dep": deps,
-        "clean": True,
-        "targets": [ctx.rel(record)],
-        "uptodate": uptodate,
-        "doc": task_report.__doc__,
-    }
+    yield ctx.keyed_task(
+        "report", None, ctx.report_dir / "report.json", ["manifest"], lambda: report_inputs(ctx),
+        write_report, ctx, doc=task_report.__doc__, keep_deps=True,
+    )

@@ -26,7 +26,7 @@ from tcab.results.lookup import recorded_run
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import KEPT_STATUSES, RunOutcome, RunRequest
 from tcab.tasks.inputs import solution_inputs
-from tcab.tasks.keys import fresh, key_check, keyed, write_target
+from tcab.tasks.keys import fresh, write_target
 from tcab.tasks.seed import prompt_task_name
 
 
@@ -143,22 +143,12 @@ def task_runs(ctx: SweepContext) -> Iterator[dict]:
     yield {"basename": "run", "name": None, "doc": task_runs.__doc__}
     names = []
     for spec in ctx.sweep.runs:
-        record = ctx.run_record(spec)
-        name = run_task_name(spec)
-        names.append(name)
+        names.append(run_task_name(spec))
         # The prompt task runs after the seed (see task_prompt): one edge
         # per run instead of two keeps doit's dispatcher cheap at 10,000 runs.
-        uptodate, deps = ctx.settle(
-            name, [prompt_task_name(spec.case, spec.version, spec.variant)],
-            key_check(record, lambda s=spec: run_inputs(ctx, s), ctx.cache),
+        yield ctx.keyed_task(
+            "run", spec.name, ctx.run_record(spec),
+            [prompt_task_name(spec.case, spec.version, spec.variant)],
+            lambda s=spec: run_inputs(ctx, s), do_run, ctx, spec,
         )
-        yield {
-            "basename": "run",
-            "name": spec.name,
-            "actions": [(keyed, (do_run, ctx, spec))],
-            "task_dep": deps,
-            "clean": True,
-            "targets": [ctx.rel(record)],
-            "uptodate": uptodate,
-        }
     ctx.settle_group("run", names)

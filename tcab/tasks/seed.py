@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from tcab import atomic
 from tcab.tasks.context import SweepContext
 from tcab.tasks.inputs import prompt_inputs, seed_inputs
-from tcab.tasks.keys import fresh, key_check, keyed, write_target
+from tcab.tasks.keys import fresh, write_target
 
 
 def seed_task_name(case: str, version: str, variant: str) -> str:
@@ -74,20 +74,12 @@ def task_seed(ctx: SweepContext) -> Iterator[dict]:
     yield {"basename": "seed", "name": None, "doc": task_seed.__doc__}
     names = []
     for slug, version, variant in ctx.sweep.seeds():
-        record = ctx.seed_record(slug, version, variant)
-        name = seed_task_name(slug, version, variant)
-        names.append(name)
-        check = key_check(record, lambda s=slug, v=version, x=variant: _seed_inputs(ctx, s, v, x), ctx.cache)
-        uptodate, deps = ctx.settle(name, [], check)
-        yield {
-            "basename": "seed",
-            "name": f"{slug}/{version}/{variant}",
-            "actions": [(keyed, (build_seed, ctx, slug, version, variant))],
-            "clean": True,
-            "targets": [ctx.rel(record)],
-            "uptodate": uptodate,
-            "doc": f"seed {slug} {version} variant {variant}",
-        }
+        names.append(seed_task_name(slug, version, variant))
+        yield ctx.keyed_task(
+            "seed", f"{slug}/{version}/{variant}", ctx.seed_record(slug, version, variant), [],
+            lambda s=slug, v=version, x=variant: _seed_inputs(ctx, s, v, x),
+            build_seed, ctx, slug, version, variant, doc=f"seed {slug} {version} variant {variant}",
+        )
     ctx.settle_group("seed", names)
 
 
@@ -96,21 +88,13 @@ def task_prompt(ctx: SweepContext) -> Iterator[dict]:
     yield {"basename": "prompt", "name": None, "doc": task_prompt.__doc__}
     names = []
     for slug, version, variant in ctx.sweep.seeds():
-        record = ctx.prompt_record(slug, version, variant)
-        name = prompt_task_name(slug, version, variant)
-        names.append(name)
-        check = key_check(record, lambda s=slug, v=version, x=variant: _prompt_inputs(ctx, s, v, x), ctx.cache)
+        names.append(prompt_task_name(slug, version, variant))
         # The seed is not an input of a prompt, only an ordering, so that a
         # run waits on one task, the prompt, and gets both.
-        uptodate, deps = ctx.settle(name, [seed_task_name(slug, version, variant)], check)
-        yield {
-            "basename": "prompt",
-            "name": f"{slug}/{version}/{variant}",
-            "actions": [(keyed, (build_prompt, ctx, slug, version, variant))],
-            "task_dep": deps,
-            "clean": True,
-            "targets": [ctx.rel(record)],
-            "uptodate": uptodate,
-            "doc": f"prompt of {slug} {version} variant {variant}",
-        }
+        yield ctx.keyed_task(
+            "prompt", f"{slug}/{version}/{variant}", ctx.prompt_record(slug, version, variant),
+            [seed_task_name(slug, version, variant)],
+            lambda s=slug, v=version, x=variant: _prompt_inputs(ctx, s, v, x),
+            build_prompt, ctx, slug, version, variant, doc=f"prompt of {slug} {version} variant {variant}",
+        )
     ctx.settle_group("prompt", names)

@@ -23,7 +23,7 @@ from tcab.plan import RunSpec
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import RunOutcome
 from tcab.tasks.inputs import validation_inputs
-from tcab.tasks.keys import fresh, key_check, keyed, write_target
+from tcab.tasks.keys import fresh, write_target
 from tcab.tasks.run import run_task_name
 
 
@@ -98,19 +98,10 @@ def task_validate(ctx: SweepContext) -> Iterator[dict]:
     yield {"basename": "validate", "name": None, "doc": task_validate.__doc__}
     names = []
     for spec in end_to_end_runs(ctx):
-        record = validation_record(ctx, spec)
         names.append(f"validate:{spec.name}")
-        uptodate, deps = ctx.settle(
-            names[-1], [run_task_name(spec)],
-            key_check(record, lambda s=spec: validate_inputs(ctx, s), ctx.cache),
+        yield ctx.keyed_task(
+            "validate", spec.name, validation_record(ctx, spec), [run_task_name(spec)],
+            lambda s=spec: validate_inputs(ctx, s), do_validate, ctx, spec,
+            doc=f"validation of run {spec.name}",
         )
-        yield {
-            "basename": "validate", "name": spec.name,
-            "actions": [(keyed, (do_validate, ctx, spec))],
-            "task_dep": deps,
-            "clean": True,
-            "targets": [ctx.rel(record)],
-            "uptodate": uptodate,
-            "doc": f"validation of run {spec.name}",
-        }
     ctx.settle_group("validate", names)
