@@ -183,9 +183,10 @@ class CaseVersion:
         """The workspace folder a variant seeds (its own replaces the common one)."""
         return variant.workspace if variant.workspace is not None else self.workspace
 
-    def solution_for(self, variant: Variant) -> str | None:
-        """The reference solution folder for a variant (its own replaces the common one)."""
-        return variant.solution if variant.solution is not None else self.solution
+    def solutions_for(self, variant: Variant) -> tuple[str, ...]:
+        """The reference solution folders of a variant, in the order they are laid
+        over the workspace: the common one, then the variant's own on top."""
+        return tuple(rel for rel in (self.solution, variant.solution) if rel)
 
     def specs_for(self, variant: Variant) -> tuple[SpecFile, ...]:
         """Common specs first, then the variant's additive ones."""

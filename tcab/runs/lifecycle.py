@@ -84,17 +84,18 @@ def _secret_values(harness: Harness, options: RunOptions) -> dict[str, str]:
     return {name: env[name] for name in names}
 
 
-def _solution_dir(case: CaseVersion, variant: Variant, harness: Harness) -> Path | None:
+def _solution_dirs(case: CaseVersion, variant: Variant, harness: Harness) -> tuple[Path, ...]:
     if not harness.stage_solution:
-        return None
-    rel = case.solution_for(variant)
-    if not rel:
+        return ()
+    rels = case.solutions_for(variant)
+    if not rels:
         raise HarnessError(f"{case.manifest}: solution: {case.ref} variant {variant.slug} has no "
                            f"reference solution, which the {harness.slug} harness needs")
-    path = case.path(rel)
-    if not path.is_dir():
-        raise HarnessError(f"{case.manifest}: solution: {path} is not a folder")
-    return path
+    paths = tuple(case.path(rel) for rel in rels)
+    for path in paths:
+        if not path.is_dir():
+            raise HarnessError(f"{case.manifest}: solution: {path} is not a folder")
+    return paths
 
 
 def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness: Harness,
@@ -109,7 +110,7 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
     """
     options = options or RunOptions()
     secret_values = _secret_values(harness, options)
-    solution = _solution_dir(case, variant, harness)
+    solutions = _solution_dirs(case, variant, harness)
     runtime = get_runtime(options.runtime) if isinstance(options.runtime, str) else options.runtime
     run_id = options.run_id or new_run_id(case, variant, harness)
     run_dir = Path(options.out_dir or settings.runs_dir) / run_id
@@ -135,7 +136,7 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
     redactor = Redactor(secret_values)
     state = RunState(
         run_id=run_id, run_dir=run_dir, runtime=runtime, harness=harness, options=options,
-        image_ref=resolve_image(case.type), seed_dir=seed_dir, solution=solution,
+        image_ref=resolve_image(case.type), seed_dir=seed_dir, solutions=solutions,
         prompt=prompt, init=case.init, secrets=secret_values, max_runtime_s=max_runtime,
         seed_started=seed_started,
     )

@@ -82,7 +82,7 @@ class RunState:
     options: Any  # RunOptions (import cycle)
     image_ref: str
     seed_dir: Path
-    solution: Path | None
+    solutions: tuple[Path, ...]  # laid over each other in /tmp/tcab-solution, in order
     prompt: str
     init: str | None
     secrets: dict[str, str]
@@ -183,10 +183,11 @@ class RunState:
             res = self._command(log, "init", ["sh", "-c", self.init])
             if not res.ok:
                 raise _Stop("infrastructure", f"init failed ({_why(res)}): {_tail(res)}")
-        if self.solution is not None:
+        if self.solutions:
             def stage_solution() -> None:
                 rt.exec(self.container, ["mkdir", "-p", SOLUTION_DIR])
-                rt.copy_in(self.container, self.solution, SOLUTION_DIR)
+                for folder in self.solutions:
+                    rt.copy_in(self.container, folder, SOLUTION_DIR)
             self._step(log, "stage_solution", stage_solution)
 
     def _session(self, log: RunLog) -> None:

@@ -50,7 +50,7 @@ def prompt_inputs(case, variant, cache: FileDigests) -> str:
 
 def solution_inputs(case, variant, cache: FileDigests) -> str:
     """The reference solution a ``reference`` run copies."""
-    return _digest(case, [case.solution_for(variant)], cache)
+    return _digest(case, list(case.solutions_for(variant)), cache)
 
 
 def game_inputs(case, variant, cache: FileDigests) -> str:

@@ -42,8 +42,8 @@ def test_sample_end_to_end_case_parses_every_key():
     assert [v.slug for v in case.variants] == ["classic", "torus"]
     torus = case.variant("torus")
     assert torus.params == {"size": 6, "wrap": True}
-    assert case.solution_for(torus) == "solutions/torus"
-    assert case.solution_for(case.variant()) == "solutions/classic"
+    assert case.solutions_for(torus) == ("solutions/common", "solutions/torus")
+    assert case.solutions_for(case.variant()) == ("solutions/common", "solutions/classic")
     assert [s.dest for s in case.specs_for(torus)] == [
         "specs/overview.md", "specs/rules.md", "specs/torus.md"]
     assert case.contract is None and case.game is None

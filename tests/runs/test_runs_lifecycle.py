@@ -187,11 +187,13 @@ def test_reference_harness_completes_the_sample_case(settings, e2e_case, podman_
     record = _run(settings, e2e_case, harness, podman_runtime)
     assert record.status == "completed", record.status_detail
     work = record.run_dir / "work"
-    solution = e2e_case.path(e2e_case.solution_for(e2e_case.variant(None)))
-    for path in solution.rglob("*"):
-        if path.is_file():
-            rel = path.relative_to(solution)
-            assert (work / rel).read_bytes() == path.read_bytes(), rel
+    expected: dict[Path, bytes] = {}
+    for rel_dir in e2e_case.solutions_for(e2e_case.variant(None)):  # later layers win
+        solution = e2e_case.path(rel_dir)
+        expected |= {p.relative_to(solution): p.read_bytes() for p in solution.rglob("*") if p.is_file()}
+    assert len(e2e_case.solutions_for(e2e_case.variant(None))) == 2 and expected
+    for rel, data in expected.items():
+        assert (work / rel).read_bytes() == data, rel
     import pygit2
 
     repo = pygit2.Repository(str(work))

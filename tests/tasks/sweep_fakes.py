@@ -71,8 +71,8 @@ def make_executors(root: Path) -> Executors:
         with atomic.atomic_dir(run_dir) as tmp:
             shutil.copytree(req.seed_dir, tmp / "work", ignore=shutil.ignore_patterns(".git"))
             if harness(req.spec.harness, settings).stage_solution:
-                sol = req.case.solution_for(req.case.variant(req.spec.variant))
-                shutil.copytree(req.case.path(sol), tmp / "work", dirs_exist_ok=True)
+                for sol in req.case.solutions_for(req.case.variant(req.spec.variant)):
+                    shutil.copytree(req.case.path(sol), tmp / "work", dirs_exist_ok=True)
             # A real agent's tree differs between runs: so does this one.
             (tmp / "work" / ".run-id").write_text(run_id)
             time.sleep(float(os.environ.get("TCAB_FAKE_RUN_SLEEP", "0")))

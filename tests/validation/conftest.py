@@ -36,7 +36,8 @@ def make_run(settings: Settings):
         if case == "lights-out":
             shutil.copytree(LIGHTS_OUT / "workspaces" / "base", work)
             if solution:
-                shutil.copytree(LIGHTS_OUT / "solutions" / "classic", work, dirs_exist_ok=True)
+                for layer in ("common", "classic"):
+                    shutil.copytree(LIGHTS_OUT / "solutions" / layer, work, dirs_exist_ok=True)
         else:
             work.mkdir(parents=True)
         for rel, text in (files or {}).items():

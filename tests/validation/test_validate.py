@@ -64,7 +64,7 @@ def test_failing_build_names_the_build(settings, make_run, podman_runtime) -> No
 
 
 def test_uncaught_error_fails_naming_it(settings, make_run, podman_runtime) -> None:
-    game = (LIGHTS_OUT / "solutions" / "classic" / "src" / "game.js").read_text()
+    game = (LIGHTS_OUT / "solutions" / "common" / "src" / "game.js").read_text()
     make_run("throws", {"src/game.js": game + "\nsetTimeout(() => { throw new Error('boom-from-page'); }, 50);\n"})
     record = validate_run(settings, "throws", runtime=podman_runtime, settle_s=0.5)
     assert record.status == "failed"
