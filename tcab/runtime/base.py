@@ -19,6 +19,7 @@ Every method's "Raises" section below is the contract each backend honours;
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,10 +130,41 @@ class Refusal:
 
 @dataclass(frozen=True, slots=True)
 class CollectLimits:
-    """Bounds on a tree copied out of a container (written by untrusted code)."""
+    """Bounds on a tree copied out of a container (written by untrusted code).
+
+    - ``max_bytes``: bytes written to the host for the whole tree (the data
+      of regular files; the holes of a sparse file are neither written nor
+      counted). Over it, the whole tree is refused.
+    - ``max_file_bytes``: apparent size of one file; a larger file is
+      refused alone (listed), the rest is kept.
+    - ``max_entries``: entries in the archive; over it, the whole tree is refused.
+    - ``max_depth``/``max_path_bytes``: components and UTF-8 bytes of one
+      path relative to the tree (also bounds a symlink's target); a deeper or
+      longer entry is refused alone, so no path nears the host's PATH_MAX.
+    - ``max_git_bytes``/``max_git_objects``/``max_git_scan_s``: how much of
+      the collected git objects the secret scan decompresses (bytes, objects,
+      seconds); git object files past a bound are removed and listed.
+
+    Every value must be a positive integer (seconds: positive and finite).
+    """
 
     max_bytes: int = 2 * 1024**3
+    max_file_bytes: int = 1024**3
     max_entries: int = 500_000
+    max_depth: int = 64
+    max_path_bytes: int = 1024
+    max_git_bytes: int = 256 * 1024**2
+    max_git_objects: int = 200_000
+    max_git_scan_s: float = 120.0
+
+    def __post_init__(self) -> None:
+        for name in self.__slots__:
+            value = getattr(self, name)
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            if name != "max_git_scan_s" and not isinstance(value, int):
+                number = False
+            if not number or not math.isfinite(value) or value <= 0:
+                raise ValueError(f"CollectLimits.{name}: expected a positive finite number, got {value!r}")
 
 
 @dataclass(frozen=True, slots=True)

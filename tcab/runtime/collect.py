@@ -1,35 +1,75 @@
 """Write a tar stream produced by untrusted code onto the host, safely.
 
 The tree under ``/work`` was written by the harness, so each entry is
-checked before anything touches the disk. Refused, and listed:
+checked before anything touches the disk. Refused alone, and listed:
 
 - absolute names and names with a ``..`` component;
-- symlinks whose target is absolute or resolves outside the tree;
-- hardlinks whose target is outside the tree or not an earlier regular file;
-- devices, FIFOs and any other special file;
-- duplicate names.
+- names that are not UTF-8, hold a control character (newline, escape…),
+  have a component over 255 bytes, or are deeper / longer than
+  ``limits.max_depth`` / ``limits.max_path_bytes``;
+- symlinks that do not resolve *physically* inside the tree (see
+  :mod:`tcab.runtime.links`: the chain is followed link by link on the
+  tree as built, so a link through another link cannot point out);
+- hardlinks whose target is not an earlier collected regular file;
+- files whose apparent size is over ``limits.max_file_bytes``;
+- devices, FIFOs and any other special file; duplicate names; an entry
+  whose parent is a file or a symlink.
 
-A tree whose files add up to more than ``limits.max_bytes`` (or with more
+A tree that writes more than ``limits.max_bytes`` to the host (or has more
 than ``limits.max_entries`` entries) is refused as a whole and nothing is
-kept: the stream is read only up to the limit, so a huge tree cannot fill
-the host disk. Symlinks are created last, so no file is ever written through
-one, and files are opened with O_NOFOLLOW|O_EXCL. Setuid, setgid and sticky
-bits are dropped.
+kept: the stream is read only up to the limit. Runs of zeros are written as
+holes, so a sparse file costs the host what it cost the container, and the
+bytes counted are the bytes written. Symlinks are created after every file,
+then checked, so no file is ever written through one; files are opened with
+O_NOFOLLOW|O_EXCL. Setuid, setgid and sticky bits are dropped. An archive
+that ends without its end marker (the engine stopped mid-way) raises
+``tarfile.ReadError``: an incomplete tree is never passed off as complete.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import shutil
+import stat
 import tarfile
 from pathlib import Path
 from typing import BinaryIO
 
 from tcab.atomic import atomic_dir
 from tcab.runtime.base import CollectLimits, CollectReport, Refusal
+from tcab.runtime.links import LinkRefused, LinkResolver
 
 _CHUNK = 1 << 20
+#: Zero runs at least this long become holes (the host's block size).
+_HOLE = 4096
+_ZEROS = memoryview(bytes(_CHUNK))
+#: One component's length on every host filesystem we support (NAME_MAX).
+NAME_MAX = 255
+#: Components walked while checking symlinks, per entry of the tree.
+_LINK_STEPS_PER_ENTRY = 64
+#: Errors that belong to one entry's name or place (refuse it, go on);
+#: anything else (disk full, I/O) is the host failing and propagates.
+_ENTRY_ERRNOS = {errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG, errno.ELOOP,
+                 errno.EILSEQ, errno.EINVAL}
+
+
+def shown(name: str) -> str:
+    """``name`` safe to print and store: bad UTF-8 and control characters escaped."""
+    text = os.fsencode(name).decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode() for c in text)
+
+
+def _name_problem(text: str) -> str | None:
+    """Why a name or link target cannot be kept on the host, else None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "name is not UTF-8"
+    if any(not c.isprintable() and c != " " for c in text):
+        return "name holds a control character"
+    return None
 
 
 def _relative(name: str, strip: str) -> str | None:
@@ -46,12 +86,189 @@ def _relative(name: str, strip: str) -> str | None:
     return "/".join(parts)
 
 
-def _inside(rel_dir: str, target: str) -> bool:
-    """Whether symlink ``target`` placed in ``rel_dir`` stays inside the tree."""
-    if target.startswith("/"):
-        return False
-    joined = posixpath.normpath(posixpath.join(rel_dir or ".", target))
-    return joined != ".." and not joined.startswith("../")
+def _path_problem(rel: str, limits: CollectLimits) -> str | None:
+    problem = _name_problem(rel)
+    if problem:
+        return problem
+    parts = rel.split("/")
+    if len(parts) > limits.max_depth:
+        return f"path deeper than {limits.max_depth} folders"
+    if len(os.fsencode(rel)) > limits.max_path_bytes:
+        return f"path longer than {limits.max_path_bytes} bytes"
+    if any(len(os.fsencode(p)) > NAME_MAX for p in parts):
+        return f"a name longer than {NAME_MAX} bytes"
+    return None
+
+
+class _TreeRefused(Exception):
+    """The whole tree is over a limit (the message is the reason)."""
+
+
+class _Counting:
+    """A read-only stream that counts the bytes handed out (to check the end marker)."""
+
+    def __init__(self, raw: BinaryIO):
+        self._raw, self.total = raw, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        self.total += len(data)
+        return data
+
+
+class _Extractor:
+    def __init__(self, root: str, strip: str, limits: CollectLimits):
+        self.root, self.strip, self.limits = root, strip, limits
+        self.refused: list[Refusal] = []
+        self.files = self.written = self.entries = 0
+        self.seen: set[str] = set()
+        self.regular: set[str] = set()
+        self.links: list[tuple[str, str]] = []
+
+    def refuse(self, rel: str, reason: str) -> None:
+        self.refused.append(Refusal(shown(rel), reason))
+
+    def member(self, tar: tarfile.TarFile, member: tarfile.TarInfo) -> None:
+        self.entries += 1
+        if self.entries > self.limits.max_entries:
+            raise _TreeRefused(f"tree over {self.limits.max_entries} entries")
+        rel = _relative(member.name, self.strip)
+        if rel is None:
+            self.refuse(member.name, "path escapes the tree (absolute or '..')")
+            return
+        if rel == "" and member.isreg() and self.strip:
+            rel = self.strip  # copying out one file: it lands as dest/<name>
+        elif rel == "":
+            return
+        problem = _path_problem(rel, self.limits)
+        if problem:
+            self.refuse(rel, problem)
+            return
+        if rel in self.seen:
+            self.refuse(rel, "duplicate entry")
+            return
+        self.seen.add(rel)
+        try:
+            self._place(tar, member, rel)
+        except OSError as exc:
+            if exc.errno not in _ENTRY_ERRNOS:
+                raise
+            self.refuse(rel, f"cannot be placed ({exc.strerror})")
+
+    def _place(self, tar: tarfile.TarFile, member: tarfile.TarInfo, rel: str) -> None:
+        target = os.path.join(self.root, rel)
+        if member.isdir():
+            if self._parents(rel):
+                if not os.path.isdir(target) or os.path.islink(target):
+                    os.mkdir(target, 0o755)
+        elif member.isreg():
+            if member.size > self.limits.max_file_bytes:
+                self.refuse(rel, f"file of {member.size} bytes over the per-file cap of "
+                                 f"{self.limits.max_file_bytes}")
+                return
+            if self._parents(rel):
+                self._write(tar.extractfile(member), target, member.mode, member.size)
+                if member.mtime:
+                    os.utime(target, (member.mtime, member.mtime), follow_symlinks=False)
+                self.regular.add(rel)
+        elif member.issym():
+            problem = _name_problem(member.linkname)
+            if problem:
+                self.refuse(rel, f"symlink target: {problem}")
+            elif member.linkname.startswith("/"):
+                self.refuse(rel, f"symlink leads outside the tree ({member.linkname})")
+            elif len(os.fsencode(member.linkname)) > self.limits.max_path_bytes:
+                self.refuse(rel, f"symlink target longer than {self.limits.max_path_bytes} bytes")
+            else:
+                self.links.append((rel, member.linkname))
+        elif member.islnk():
+            src = _relative(member.linkname, self.strip)
+            if src is None or src not in self.regular:
+                self.refuse(rel, f"hardlink to something not collected as a file ({shown(member.linkname)})")
+                return
+            if self._parents(rel):
+                # A copy, not a link: the host tree must not share inodes.
+                fd = os.open(os.path.join(self.root, src), os.O_RDONLY | os.O_NOFOLLOW)
+                with os.fdopen(fd, "rb") as fh:
+                    mode = os.fstat(fh.fileno()).st_mode
+                    self._write(fh, target, mode, os.fstat(fh.fileno()).st_size)
+                self.regular.add(rel)
+        else:
+            kind = "device" if member.ischr() or member.isblk() else "FIFO" if member.isfifo() else "special file"
+            self.refuse(rel, f"{kind} refused")
+
+    def _parents(self, rel: str) -> bool:
+        """Create the folders above ``rel``, none of them through a link; False
+        (refused and listed) when one of them is a file or a symlink."""
+        path = self.root
+        for part in rel.split("/")[:-1]:
+            path = os.path.join(path, part)
+            try:
+                mode = os.lstat(path).st_mode
+            except FileNotFoundError:
+                os.mkdir(path, 0o755)
+                continue
+            if not stat.S_ISDIR(mode):
+                kind = "symlink" if stat.S_ISLNK(mode) else "file"
+                self.refuse(rel, f"parent is a {kind}, not a folder")
+                return False
+        return True
+
+    def _write(self, src: BinaryIO | None, target: str, mode_bits: int, size: int) -> None:
+        mode = 0o755 if mode_bits & 0o111 else 0o644
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+        try:
+            offset = 0
+            while src is not None:
+                chunk = src.read(_CHUNK)
+                if not chunk:
+                    break
+                self._write_chunk(fd, chunk, offset)
+                offset += len(chunk)
+            os.ftruncate(fd, max(offset, 0))  # a trailing hole still sets the size
+        finally:
+            os.close(fd)
+        os.chmod(target, mode)
+        self.files += 1
+
+    def _write_chunk(self, fd: int, chunk: bytes, offset: int) -> None:
+        """Write ``chunk`` at ``offset``, leaving aligned zero blocks as holes."""
+        if chunk == _ZEROS[: len(chunk)]:
+            return
+        view = memoryview(chunk)
+        for start in range(0, len(chunk), _HOLE):
+            block = view[start:start + _HOLE]
+            if block == _ZEROS[: len(block)]:
+                continue
+            if self.written + len(block) > self.limits.max_bytes:
+                raise _TreeRefused(f"tree over the size cap of {self.limits.max_bytes} bytes")
+            os.pwrite(fd, block, offset + start)
+            self.written += len(block)
+
+    def make_links(self) -> None:
+        """Create every symlink, then keep only those that resolve inside the tree."""
+        made: list[str] = []
+        for rel, linkname in self.links:
+            try:
+                if self._parents(rel):
+                    os.symlink(linkname, os.path.join(self.root, rel))
+                    made.append(rel)
+            except OSError as exc:
+                if exc.errno not in _ENTRY_ERRNOS:
+                    raise
+                self.refuse(rel, f"symlink clashes with another entry ({exc.strerror})")
+        resolver = LinkResolver(self.root, budget=_LINK_STEPS_PER_ENTRY * max(self.entries, 1))
+        bad: list[tuple[str, str]] = []
+        for rel in made:
+            try:
+                resolver.check(rel)
+            except LinkRefused as exc:
+                bad.append((rel, str(exc)))
+        # Removing a bad link only leaves the links through it dangling: it
+        # can never make a checked one lead out.
+        for rel, reason in bad:
+            os.unlink(os.path.join(self.root, rel))
+            self.refuse(rel, reason)
 
 
 def extract_tree(
@@ -61,104 +278,77 @@ def extract_tree(
 
     ``strip`` is the leading folder name to remove (``work`` for a copy of
     ``/work``); entries outside it are refused. Raises ``tarfile.TarError``
-    when the stream is not a tar archive (the caller translates it).
+    when the stream is not a tar archive or ends early (the caller
+    translates it).
     """
     limits = limits or CollectLimits()
-    refused: list[Refusal] = []
-    files = total = entries = 0
-    seen: set[str] = set()
-    regular: set[str] = set()
-    links: list[tuple[str, str]] = []
-    truncated = False
-
     with atomic_dir(dest, replace=True) as tmp:
-        root = str(tmp)
-        with tarfile.open(fileobj=stream, mode="r|") as tar:
-            for member in tar:
-                entries += 1
-                if entries > limits.max_entries:
-                    refused = [Refusal(".", f"tree over {limits.max_entries} entries")]
-                    truncated = True
-                    break
-                rel = _relative(member.name, strip)
-                shown = member.name
-                if rel is None:
-                    refused.append(Refusal(shown, "path escapes the tree (absolute or '..')"))
-                    continue
-                if rel == "" and member.isreg() and strip:
-                    rel = strip  # copying out one file: it lands as dest/<name>
-                elif rel == "":
-                    continue
-                if rel in seen:
-                    refused.append(Refusal(rel, "duplicate entry"))
-                    continue
-                seen.add(rel)
-                target = os.path.join(root, rel)
-                if member.isdir():
-                    os.makedirs(target, mode=0o755, exist_ok=True)
-                elif member.isreg():
-                    if total + member.size > limits.max_bytes:
-                        refused = [Refusal(".", f"tree over the size cap of {limits.max_bytes} bytes")]
-                        truncated = True
-                        break
-                    os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
-                    _write_file(tar, member, target)
-                    regular.add(rel)
-                    files += 1
-                    total += member.size
-                elif member.issym():
-                    if not _inside(posixpath.dirname(rel), member.linkname):
-                        refused.append(Refusal(rel, f"symlink leads outside the tree ({member.linkname})"))
-                        continue
-                    links.append((rel, member.linkname))
-                elif member.islnk():
-                    src = _relative(member.linkname, strip)
-                    if src is None or src not in regular:
-                        refused.append(Refusal(rel, f"hardlink leads outside the tree ({member.linkname})"))
-                        continue
-                    os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
-                    # A copy, not a link: the host tree must not share inodes.
-                    shutil.copyfile(os.path.join(root, src), target, follow_symlinks=False)
-                    files += 1
-                else:
-                    kind = "device" if member.ischr() or member.isblk() else "FIFO" if member.isfifo() else "special file"
-                    refused.append(Refusal(rel, f"{kind} refused"))
-        if truncated:
+        ex = _Extractor(str(tmp), strip, limits)
+        counted = _Counting(stream)
+        try:
+            with tarfile.open(fileobj=counted, mode="r|") as tar:
+                for member in tar:
+                    ex.member(tar, member)
+                if counted.total < tar.offset + tarfile.BLOCKSIZE:
+                    raise tarfile.ReadError(f"the archive ended after {ex.entries} entries without its end "
+                                            "marker: the engine stopped sending it")
+        except _TreeRefused as exc:
             # Nothing of an over-limit tree is kept; drain nothing more.
-            for child in os.listdir(root):
-                p = os.path.join(root, child)
+            for child in os.listdir(tmp):
+                p = os.path.join(tmp, child)
                 shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.unlink(p)
-            files = total = 0
-        else:
-            for rel, linkname in links:
-                target = os.path.join(root, rel)
-                os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
-                if _parent_is_link(root, rel):
-                    refused.append(Refusal(rel, "symlink below another symlink"))
-                    continue
-                try:
-                    os.symlink(linkname, target)
-                except OSError as exc:
-                    refused.append(Refusal(rel, f"symlink clashes with another entry ({exc.strerror})"))
-    return CollectReport(files=files, bytes=total, refused=tuple(refused), truncated=truncated)
+            return CollectReport(files=0, bytes=0, refused=(Refusal(".", str(exc)),), truncated=True)
+        ex.make_links()
+    return CollectReport(files=ex.files, bytes=ex.written, refused=tuple(ex.refused), truncated=False)
 
 
-def _parent_is_link(root: str, rel: str) -> bool:
-    path = root
-    for part in rel.split("/")[:-1]:
-        path = os.path.join(path, part)
-        if os.path.islink(path):
-            return True
-    return False
+def prune_command(src: str, limits: CollectLimits) -> list[str]:
+    """argv (GNU find, run as root in the container before the archive is
+    taken) that removes and prints, NUL-separated, every entry of ``src``
+    deeper or longer than the limits allow.
+
+    Why in the container: the engine builds the archive from the container's
+    storage path on the host, so a path near the host's PATH_MAX stops the
+    archive mid-way and every later entry would be lost. Pruning there keeps
+    the rest of the tree. ``(.|\\n)`` because names may hold newlines.
+    """
+    base = src.rstrip("/") or "/"
+    longest = len(base.encode()) + 1 + limits.max_path_bytes
+    return ["find", base, "-mindepth", "1", "-regextype", "posix-extended",
+            "(", "-regex", f"(.|\n){{{longest + 1},}}", "-o",
+            "-regex", f"{_ere_escape(base)}(/[^/]*){{{limits.max_depth + 1},}}", ")",
+            "-prune", "-printf", "%P\\0", "-exec", "rm", "-rf", "--", "{}", "+"]
 
 
-def _write_file(tar: tarfile.TarFile, member: tarfile.TarInfo, target: str) -> None:
-    mode = 0o755 if member.mode & 0o111 else 0o644
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
-    with os.fdopen(fd, "wb") as out:
-        src = tar.extractfile(member)
-        if src is not None:
-            shutil.copyfileobj(src, out, _CHUNK)
-    os.chmod(target, mode)
-    if member.mtime:
-        os.utime(target, (member.mtime, member.mtime), follow_symlinks=False)
+def _ere_escape(text: str) -> str:
+    return "".join("\\" + c if c in ".[]()*+?{}|^$\\" else c for c in text)
+
+
+def pruned_refusals(output: str, limits: CollectLimits, cut: bool) -> list[Refusal]:
+    """Refusals for what :func:`prune_command` printed (``cut``: the output
+    was cut at its head, so its first name is partial and more existed)."""
+    names = [n for n in output.split("\0") if n]
+    refused = []
+    if cut and names:
+        names = names[1:]
+        refused.append(Refusal(".", "more entries too deep or too long (list cut)"))
+    reason = f"path deeper than {limits.max_depth} folders or longer than {limits.max_path_bytes} bytes"
+    refused.extend(Refusal(shown(posixpath.normpath(n)), reason) for n in names)
+    return refused
+
+
+def prune_deep(runtime, container: str, src: str, limits: CollectLimits) -> list[Refusal]:
+    """Run :func:`prune_command` in ``container`` through ``runtime`` (a
+    :class:`~tcab.runtime.base.Runtime`); return what it removed as refusals.
+    A missing ``find`` removes nothing: the end-marker check of
+    :func:`extract_tree` still catches an archive the engine cut short."""
+    from tcab.runtime.base import ExecOptions
+
+    options = ExecOptions(user="root", workdir="/", timeout_s=_PRUNE_TIMEOUT_S)
+    result = runtime.exec(container, prune_command(src, limits), options)
+    cut = len(result.stdout.encode("utf-8", "replace")) >= options.tail_bytes - 4
+    return pruned_refusals(result.stdout, limits, cut)
+
+
+#: Wall time for the in-container prune (a walk of /work with find).
+_PRUNE_TIMEOUT_S = 120.0

@@ -10,6 +10,7 @@ the operation and container named, ``from`` the original.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import tarfile
@@ -29,7 +30,7 @@ from tcab.runtime.base import (
     ExecResult,
     ImageInfo,
 )
-from tcab.runtime.collect import extract_tree
+from tcab.runtime.collect import extract_tree, prune_deep
 from tcab.runtime.exec import run_exec
 
 DEFAULT_SOCKET = "unix:///run/tcab/podman.sock"
@@ -229,9 +230,12 @@ class DockerRuntime:
 
     def copy_out(self, container: str, src: str, dest: Path, limits: CollectLimits | None = None) -> CollectReport:
         strip = src.rstrip("/").rsplit("/", 1)[-1]
+        limits = limits or CollectLimits()
+        pruned = prune_deep(self, container, src, limits)  # paths the engine could not archive
         stream = self.open_archive(container, src)
         try:
-            return extract_tree(stream, Path(dest), strip=strip, limits=limits)
+            report = extract_tree(stream, Path(dest), strip=strip, limits=limits)
+            return dataclasses.replace(report, refused=(*report.refused, *pruned))
         except (tarfile.TarError, OSError) as exc:
             raise _backend_error(exc, f"copy {src} out to {dest}", container) from exc
         except RuntimeBackendError:

@@ -9,8 +9,10 @@ import stat
 import tarfile
 from pathlib import Path
 
+import pytest
+
 from tcab.runtime import CollectLimits
-from tcab.runtime.collect import extract_tree
+from tcab.runtime.collect import extract_tree, prune_command
 
 
 def _tar(*members: tuple[tarfile.TarInfo, bytes | None]) -> io.BytesIO:
@@ -55,7 +57,8 @@ def test_ordinary_tree_with_inner_links(tmp_path: Path) -> None:
     assert (out / "src/hard").stat().st_ino != (out / "src/a.txt").stat().st_ino
     mode = (out / "run.sh").stat().st_mode
     assert mode & stat.S_IXUSR and not mode & stat.S_ISUID
-    assert report.files == 3 and report.bytes == len(b"alpha") + len(b"#!/bin/sh\n")
+    # The hardlink's copy lands on the host too, so its bytes count.
+    assert report.files == 3 and report.bytes == 2 * len(b"alpha") + len(b"#!/bin/sh\n")
 
 
 def test_hostile_entries_are_refused_and_listed(tmp_path: Path) -> None:
@@ -125,3 +128,161 @@ def test_too_many_entries_is_refused_whole(tmp_path: Path) -> None:
     stream = _tar(*[(_entry(f"work/f{i}"), b"") for i in range(10)])
     report = extract_tree(stream, tmp_path / "out", strip="work", limits=CollectLimits(max_entries=5))
     assert report.truncated and "entries" in report.refused[0].reason
+
+
+def _chain(depth: int) -> list[tuple[tarfile.TarInfo, bytes | None]]:
+    """d1/.../dN/l -> ../../..(N times): lexically inside, physically the root."""
+    dirs = "/".join(f"d{i}" for i in range(1, depth + 1))
+    members = [(_entry(f"work/{'/'.join(f'd{i}' for i in range(1, k + 1))}", tarfile.DIRTYPE, mode=0o755), None)
+               for k in range(1, depth + 1)]
+    members.append((_entry(f"work/{dirs}/l", tarfile.SYMTYPE, linkname="/".join([".."] * depth)), None))
+    return members
+
+
+def test_symlink_chain_through_another_link_cannot_escape(tmp_path: Path) -> None:
+    # l resolves to the tree's root (kept); esc passes through l and then
+    # climbs twelve more levels: lexically inside, physically the host's /.
+    dirs = "/".join(f"d{i}" for i in range(1, 13))
+    climb = "/".join([".."] * 12)
+    stream = _tar(*_chain(12),
+                  (_entry("work/esc", tarfile.SYMTYPE, linkname=f"{dirs}/l/{climb}/etc/passwd"), None),
+                  (_entry("work/via-esc", tarfile.SYMTYPE, linkname="esc"), None),
+                  (_entry("work/loop-a", tarfile.SYMTYPE, linkname="loop-b"), None),
+                  (_entry("work/loop-b", tarfile.SYMTYPE, linkname="loop-a"), None),
+                  (_entry("work/through-file", tarfile.SYMTYPE, linkname="f/../.."), None),
+                  (_entry("work/f"), b"file"),
+                  (_entry("work/good", tarfile.SYMTYPE, linkname=f"{dirs}/l/f"), None),
+                  (_entry("work/dangling", tarfile.SYMTYPE, linkname="d1/not-yet"), None))
+    out = tmp_path / "out"
+    report = extract_tree(stream, out, strip="work")
+    reasons = _reasons(report)
+    assert "outside" in reasons["esc"] and "outside" in reasons["via-esc"]
+    assert "loop" in reasons["loop-a"] and "loop" in reasons["loop-b"]
+    assert "file" in reasons["through-file"]
+    assert not (out / "esc").is_symlink() and not (out / "via-esc").is_symlink()
+    assert (out / "good").read_bytes() == b"file" and os.readlink(out / "dangling") == "d1/not-yet"
+    # Every kept link resolves inside the tree.
+    for path in out.rglob("*"):
+        if path.is_symlink():
+            assert path.resolve().is_relative_to(out.resolve()), path
+
+
+def test_a_long_chain_of_links_is_refused_past_the_hop_limit(tmp_path: Path) -> None:
+    members = [(_entry("work/t"), b"t")]
+    members += [(_entry(f"work/c{i}", tarfile.SYMTYPE, linkname=f"c{i + 1}" if i < 60 else "t"), None)
+                for i in range(61)]
+    report = extract_tree(_tar(*members), tmp_path / "out", strip="work")
+    reasons = _reasons(report)
+    assert "c0" in reasons and "longer than 40" in reasons["c0"]
+    assert "c60" not in reasons and (tmp_path / "out" / "c60").read_bytes() == b"t"
+
+
+def test_names_that_cannot_live_on_the_host_are_refused_alone(tmp_path: Path) -> None:
+    stream = _tar(
+        (_entry("work/bad\udcffname"), b"x"),
+        (_entry("work/badlink", tarfile.SYMTYPE, linkname="tgt\udcfe"), None),
+        (_entry("work/new\nline"), b"x"),
+        (_entry("work/esc\x1b[2Jape"), b"x"),
+        (_entry("work/" + "n" * 256), b"x"),
+        (_entry("work/" + "/".join(["d"] * 70) + "/deep.txt"), b"x"),
+        (_entry("work/" + "/".join(["p" * 200] * 6) + "/long.txt"), b"x"),
+        (_entry("work/ok.txt"), b"kept"),
+    )
+    out = tmp_path / "out"
+    report = extract_tree(stream, out, strip="work", limits=CollectLimits(max_path_bytes=1024, max_depth=64))
+    reasons = _reasons(report)
+    assert reasons["bad\\xffname"] == "name is not UTF-8"
+    assert reasons["badlink"] == "symlink target: name is not UTF-8"
+    assert reasons["new\\nline"] == "name holds a control character"
+    assert reasons["esc\\x1b[2Jape"] == "name holds a control character"
+    assert "longer than 255" in reasons["n" * 256]
+    assert any("deeper than 64" in r for r in reasons.values())
+    assert any("longer than 1024 bytes" in r for r in reasons.values())
+    assert sorted(os.listdir(out)) == ["ok.txt"]
+    for r in report.refused:  # what is listed is printable text
+        assert r.path.isprintable() and r.path.encode("utf-8")
+
+
+def test_sparse_file_writes_holes_and_counts_written_bytes(tmp_path: Path) -> None:
+    data = bytes(8 << 20) + b"end" + bytes(1 << 20)
+    stream = _tar((_entry("work/sparse.bin"), data), (_entry("work/big.bin"), b"b" * 5000))
+    out = tmp_path / "out"
+    report = extract_tree(stream, out, strip="work")
+    sparse = out / "sparse.bin"
+    assert sparse.stat().st_size == len(data) and sparse.read_bytes() == data
+    assert sparse.stat().st_blocks * 512 <= 64 * 1024  # holes, not 9 MiB on disk
+    assert report.bytes == 4096 + 5000  # the one block holding b"end", and big.bin
+
+
+def test_file_over_the_per_file_cap_is_refused_alone(tmp_path: Path) -> None:
+    stream = _tar((_entry("work/huge.bin"), b"h" * 20_000), (_entry("work/small.txt"), b"s"),
+                  (_entry("work/copy", tarfile.LNKTYPE, linkname="work/huge.bin"), None))
+    out = tmp_path / "out"
+    report = extract_tree(stream, out, strip="work", limits=CollectLimits(max_file_bytes=10_000))
+    reasons = _reasons(report)
+    assert "per-file cap" in reasons["huge.bin"] and "hardlink" in reasons["copy"]
+    assert sorted(os.listdir(out)) == ["small.txt"] and not report.truncated
+
+
+def test_hardlink_copies_count_against_the_tree_cap(tmp_path: Path) -> None:
+    members = [(_entry("work/a.bin"), b"a" * 6000)]
+    members += [(_entry(f"work/h{i}", tarfile.LNKTYPE, linkname="work/a.bin"), None) for i in range(10)]
+    report = extract_tree(_tar(*members), tmp_path / "out", strip="work", limits=CollectLimits(max_bytes=30_000))
+    assert report.truncated and "size cap" in report.refused[0].reason
+
+
+def test_file_replaced_by_a_folder_and_entries_under_a_file(tmp_path: Path) -> None:
+    stream = _tar((_entry("work/x"), b"file"), (_entry("work/x", tarfile.DIRTYPE), None),
+                  (_entry("work/x/y"), b"under a file"), (_entry("work/z"), b"z"))
+    out = tmp_path / "out"
+    report = extract_tree(stream, out, strip="work")
+    reasons = _reasons(report)
+    assert reasons["x"] == "duplicate entry" and "parent is a file" in reasons["x/y"]
+    assert (out / "x").read_bytes() == b"file" and (out / "z").exists()
+
+
+def test_archive_cut_before_its_end_marker_is_an_error(tmp_path: Path) -> None:
+    whole = _tar((_entry("work/a"), b"a" * 700), (_entry("work/b"), b"b")).getvalue()
+    cut = io.BytesIO(whole[: 512 + 1024])  # header + data of a, then nothing
+    with pytest.raises(tarfile.ReadError, match="end marker"):
+        extract_tree(cut, tmp_path / "out", strip="work")
+
+
+def test_many_empty_entries_stay_fast(tmp_path: Path) -> None:
+    import time
+
+    # Many entries plus as many links between them: no step may be quadratic.
+    members = [(_entry(f"work/d{i // 500}", tarfile.DIRTYPE), None) for i in range(0, 4000, 500)]
+    members += [(_entry(f"work/d{i // 500}/f{i}"), b"") for i in range(4000)]
+    members += [(_entry(f"work/d{i // 500}/l{i}", tarfile.SYMTYPE, linkname=f"../d{(i + 1) // 500 % 8}/l{i + 1}"), None)
+                for i in range(3999)]
+    members += [(_entry("work/d7/l3999", tarfile.SYMTYPE, linkname="f3999"), None)]
+    stream = _tar(*members)
+    t0 = time.monotonic()
+    report = extract_tree(stream, tmp_path / "out", strip="work")
+    assert report.files == 4000
+    # Each link is a chain of the ones after it: the last 40 are within the hop limit.
+    assert len(report.refused) == 4000 - 40 and all("longer than 40" in r.reason for r in report.refused)
+    assert time.monotonic() - t0 < 60
+
+
+def test_limits_reject_values_that_are_not_positive_and_finite() -> None:
+    for bad in ({"max_bytes": 0}, {"max_depth": -1}, {"max_entries": 1.5}, {"max_path_bytes": True},
+                {"max_git_scan_s": float("nan")}, {"max_git_scan_s": float("inf")}):
+        with pytest.raises(ValueError, match=f"CollectLimits.{next(iter(bad))}"):
+            CollectLimits(**bad)
+
+
+def test_prune_command_matches_deep_and_long_paths() -> None:
+    import re
+    import subprocess
+
+    limits = CollectLimits(max_depth=3, max_path_bytes=20)
+    argv = prune_command("/work", limits)
+    assert argv[0] == "find" and "-prune" in argv
+    # The same regexes, checked here with Python's engine on sample paths.
+    long_re, deep_re = argv[argv.index("-regex") + 1], argv[argv.index("-o") + 2]
+    assert re.fullmatch(long_re, "/work/" + "x" * 21, re.S) and not re.fullmatch(long_re, "/work/" + "x" * 20, re.S)
+    assert re.fullmatch(deep_re, "/work/a/b/c/d") and not re.fullmatch(deep_re, "/work/a/b/c")
+    assert re.fullmatch(deep_re, "/work/a/b\nb/c/d")
+    del subprocess
