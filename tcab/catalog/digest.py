@@ -7,7 +7,9 @@ machine whatever order the filesystem lists entries in:
             + for each entry, sorted by its path's UTF-8 bytes:
                 kind (1 byte) + u64be(len(path)) + path + u64be(len(data)) + data )
 
-- ``path`` is the POSIX path relative to the version folder, UTF-8.
+- ``path`` is the POSIX path relative to the version folder, as the bytes
+  the filesystem holds (UTF-8 for every case; a collected tree's name that
+  is not UTF-8 is refused at collection, but the digest stays defined).
 - ``kind`` is ``f`` (regular file), ``x`` (regular file with an owner exec
   bit; git keeps that bit, so it is content) or ``l`` (symlink).
 - ``data`` is the file's bytes, or for a symlink its target text as stored
@@ -27,6 +29,7 @@ from pathlib import Path
 from tcab.catalog.model import CaseVersion
 
 MAGIC = b"tcab-case-digest/1\n"
+_CHUNK = 1 << 20
 
 
 def _entries(root: Path) -> list[tuple[bytes, bytes, Path]]:
@@ -45,7 +48,7 @@ def _entries(root: Path) -> list[tuple[bytes, bytes, Path]]:
             if name.endswith(".pyc"):
                 continue
             full = here / name
-            rel = full.relative_to(root).as_posix().encode("utf-8")
+            rel = os.fsencode(full.relative_to(root).as_posix())
             mode = full.lstat().st_mode
             if stat.S_ISLNK(mode):
                 kind = b"l"
@@ -61,17 +64,32 @@ def _entries(root: Path) -> list[tuple[bytes, bytes, Path]]:
 def tree_digest(root: Path | str) -> str:
     """SHA-256 hex digest of the folder ``root`` in the framing above.
 
+    Files are read in chunks (a collected tree may hold large ones).
     Raises OSError if a file cannot be read.
     """
     root = Path(root)
     h = hashlib.sha256(MAGIC)
     for rel, kind, full in _entries(root):
-        data = os.readlink(full).encode("utf-8") if kind == b"l" else full.read_bytes()
         h.update(kind)
         h.update(len(rel).to_bytes(8, "big"))
         h.update(rel)
-        h.update(len(data).to_bytes(8, "big"))
-        h.update(data)
+        if kind == b"l":
+            data = os.readlink(os.fsencode(full))
+            h.update(len(data).to_bytes(8, "big"))
+            h.update(data)
+            continue
+        fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
+        try:
+            size = os.fstat(fd).st_size
+            h.update(size.to_bytes(8, "big"))
+            done = 0
+            while chunk := os.read(fd, _CHUNK):
+                h.update(chunk)
+                done += len(chunk)
+        finally:
+            os.close(fd)
+        if done != size:
+            raise OSError(f"{full}: changed size while it was read")
     return h.hexdigest()
 
 

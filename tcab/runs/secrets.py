@@ -9,11 +9,7 @@ name does) is refused instead of landing on the host.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from pathlib import Path
-
-from tcab.runtime import Refusal
 
 #: Values shorter than this are not redacted: they would mangle every log
 #: line (a one-letter "secret" matches everywhere) and are not credentials.
@@ -44,23 +40,3 @@ class Redactor:
             if value in data:
                 return name
         return None
-
-    def scrub_tree(self, root: Path) -> list[Refusal]:
-        """Delete files under ``root`` that contain a secret value or name one;
-        return them as refusals (the value itself is never repeated)."""
-        refused: list[Refusal] = []
-        if not self:
-            return refused
-        for dirpath, _dirs, files in os.walk(root):
-            for name in files:
-                path = Path(dirpath) / name
-                rel = path.relative_to(root).as_posix()
-                if path.is_symlink():
-                    hit = self.found_in(os.readlink(path).encode("utf-8", "surrogateescape"))
-                else:
-                    hit = self.found_in(path.read_bytes())
-                hit = hit or self.found_in(rel.encode("utf-8", "surrogateescape"))
-                if hit:
-                    path.unlink()
-                    refused.append(Refusal(self.redact(rel), f"contains the value of secret {hit}"))
-        return refused

@@ -21,6 +21,7 @@ from tcab.errors import RuntimeBackendError
 from tcab.harnesses import SOLUTION_DIR, Harness, Tokens
 from tcab.runs.log import RunLog
 from tcab.runs.record import StageRecord
+from tcab.runs.scrub import scrub_tree
 from tcab.runtime import ContainerSpec, ExecEnd, ExecOptions, ExecResult, Refusal, Runtime
 
 _DETAIL_TAIL = 2000
@@ -219,7 +220,7 @@ class RunState:
                 out.detail = f"{out.detail}; {stop.detail}".lstrip("; ")
             return
         out.files, out.bytes = report.files, report.bytes
-        out.refused = [*report.refused, *log.redactor.scrub_tree(work)]
+        out.refused = scrub_tree(work, report.refused, found_in=log.redactor.found_in, redact=log.redactor.redact, active=bool(log.redactor), limits=self.options.limits)  # noqa: E501
         out.artifact_digest = tree_digest(work)
         if report.truncated:
             out.detail = f"{out.detail}; collection refused the tree: {report.refused[0].reason}".lstrip("; ")

@@ -174,7 +174,7 @@ def test_hostile_tree_is_refused_and_listed(settings, e2e_case, scripted, podman
 def test_size_cap_refuses_the_tree(settings, e2e_case, scripted, podman_runtime) -> None:
     from tcab.runtime import CollectLimits
 
-    record = _run(settings, e2e_case, scripted("head -c 2000000 /dev/zero > big.bin"), podman_runtime,
+    record = _run(settings, e2e_case, scripted("head -c 2000000 /dev/urandom > big.bin"), podman_runtime,
                   limits=CollectLimits(max_bytes=1_000_000))
     assert record.status == "completed" and "size cap" in record.status_detail
     assert record.files == 0 and not any((record.run_dir / "work").iterdir())
