@@ -105,7 +105,7 @@ def test_hostile_tree_from_a_real_container(runtime, box, tmp_path: Path) -> Non
 
 
 def test_size_cap_from_a_real_container(runtime, box, tmp_path: Path) -> None:
-    assert runtime.exec(box, ["sh", "-c", "head -c 300000 /dev/zero > big.bin"]).ok
+    assert runtime.exec(box, ["sh", "-c", "head -c 300000 /dev/urandom > big.bin"]).ok
     report = runtime.copy_out(box, "/work", tmp_path / "out", CollectLimits(max_bytes=100_000))
     assert report.truncated and not any((tmp_path / "out").iterdir())
 
