@@ -114,25 +114,34 @@ class StreamRedactor:
         if self._pattern is None:
             return data
         buf = self._held + data
+        # The end that could still grow into a value waits for more bytes,
+        # and so does a match starting there: a value may be the beginning
+        # of a longer one ("abc" and "abcdef"), and replacing the short one
+        # early would let the rest of the long one through.
+        limit = len(buf) - self._prefix_at_end(buf)
         out = bytearray()
         pos = 0
         for match in self._pattern.finditer(buf):
+            if match.start() >= limit:
+                break
             out += buf[pos:match.start()]
             out += self._markers[match.group()]
             pos = match.end()
-        keep = self._prefix_at_end(buf, pos)
-        out += buf[pos:len(buf) - keep]
-        self._held = bytearray(buf[len(buf) - keep:])
+        cut = max(pos, limit)
+        out += buf[pos:cut]
+        self._held = bytearray(buf[cut:])
         return bytes(out)
 
     def flush(self) -> bytes:
         held, self._held = bytes(self._held), bytearray()
-        return held  # no value is complete in it, or feed would have replaced it
+        if self._pattern is None:
+            return held
+        return self._pattern.sub(lambda m: self._markers[m.group()], held)
 
-    def _prefix_at_end(self, buf: bytearray, start: int) -> int:
-        """Length of the longest end of ``buf[start:]`` that begins a value."""
+    def _prefix_at_end(self, buf: bytearray) -> int:
+        """Length of the longest end of ``buf`` that is a proper beginning of a value."""
         best = 0
-        size = len(buf) - start
+        size = len(buf)
         for value in self._values:
             first = value[0]
             for k in range(min(len(value) - 1, size), best, -1):
