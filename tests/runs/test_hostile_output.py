@@ -112,7 +112,8 @@ def test_secret_decoded_from_json_escapes_is_redacted(settings, e2e_case, script
     # into event text and data. Redacting the data's JSON text missed it.
     escaped = json.dumps(ODD)[1:-1]
     escaped2 = json.dumps(ODD2)[1:-1]
-    line = '{"type":"result","subtype":"%s %s","result":"%s","is_error":false}' % (escaped, escaped2, escaped)
+    line = json.dumps({"type": "result", "subtype": "S1 S2", "result": "S1", "is_error": False})
+    line = line.replace("S1", escaped).replace("S2", escaped2)
     harness = scripted(f"printf '%s\\n' '{line}'", secrets=["TCAB_ODD", "TCAB_ODD2"],
                        adapter="claude-stream-json")
     record = _run(settings, e2e_case, harness, podman_runtime, env={"TCAB_ODD": ODD, "TCAB_ODD2": ODD2})
