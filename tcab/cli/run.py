@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import signal
 import threading
 from pathlib import Path
@@ -16,14 +17,44 @@ _STYLE = {"message": "white", "command": "cyan", "read": "blue", "write": "green
 EXIT_CANCELED = 130
 
 
+class FinitePositive(click.ParamType):
+    """A float that is finite and > 0: click's FloatRange lets NaN and
+    infinity through, and either would switch a watchdog off."""
+
+    name = "number"
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"expected a finite positive number, got {value!r}", param, ctx)
+        if not math.isfinite(number) or number <= 0:
+            self.fail(f"expected a finite positive number, got {value!r}", param, ctx)
+        return number
+
+
+def _plain(text: str):
+    """Hostile text for the terminal: no escapes, no rich markup."""
+    from rich.text import Text
+
+    from tcab.runs.log import readable
+
+    return Text(readable(str(text)))
+
+
 def _printer(console):
+    from rich.text import Text
+
+    from tcab.runs.log import readable
+
     def show(event: dict) -> None:
-        kind = event["kind"]
-        text = event["text"].replace("\n", " ⏎ ")
+        kind = str(event["kind"])
+        text = readable(event["text"].replace("\n", " ⏎ "))
         if len(text) > 300:
             text = text[:300] + "…"
-        console.print(f"[dim]{event['stage']:>14}[/] [{_STYLE.get(kind, 'white')}]{kind:<8} {text}[/]",
-                      markup=True, highlight=False, soft_wrap=True)
+        # A Text, not markup: a harness printing "[/dim]" must not crash or restyle the console.
+        line = Text.assemble((f"{event['stage']:>14} ", "dim"), (f"{kind:<8} {text}", _STYLE.get(kind, "white")))
+        console.print(line, highlight=False, soft_wrap=True)
     return show
 
 
@@ -33,20 +64,24 @@ def _summary(console, record) -> None:
     table = Table(show_header=False, box=None, pad_edge=False)
     colour = "green" if record.ok else "red"
     table.add_row("run", record.id)
-    table.add_row("status", f"[{colour}]{record.status}[/]" + (f"  {record.status_detail[:300]}" if record.status_detail else ""))
-    table.add_row("case", f"{record.case_slug}@{record.case_version} variant {record.variant}")
-    table.add_row("harness", f"{record.harness} ({record.harness_version or 'version unknown'})"
-                  + (f" model {record.model}" if record.model else ""))
-    table.add_row("image", str(record.image_digest or record.image))
-    table.add_row("stages", "  ".join(f"{s.stage} {s.duration_s:.1f}s" + ("" if s.status == "ok" else f" [{s.status}]")
-                                      for s in record.stages))
+    status = _plain(f"{record.status}")
+    status.stylize(colour)
+    if record.status_detail:
+        status.append(_plain(f"  {record.status_detail[:300]}"))
+    table.add_row("status", status)
+    table.add_row("case", _plain(f"{record.case_slug}@{record.case_version} variant {record.variant}"))
+    table.add_row("harness", _plain(f"{record.harness} ({record.harness_version or 'version unknown'})"
+                                    + (f" model {record.model}" if record.model else "")))
+    table.add_row("image", _plain(str(record.image_digest or record.image)))
+    table.add_row("stages", _plain("  ".join(f"{s.stage} {s.duration_s:.1f}s" + ("" if s.status == "ok" else f" [{s.status}]")
+                                             for s in record.stages)))
     if record.tokens.reported:
         t = record.tokens
         table.add_row("tokens", f"in {t.input}  out {t.output}  cache read {t.cache_read}  cache write {t.cache_write}")
     table.add_row("artifact", f"{record.files} files, {record.bytes} bytes, digest {record.artifact_digest}")
     for refusal in record.refused[:20]:
-        table.add_row("refused", f"{refusal.path}: {refusal.reason}")
-    table.add_row("folder", str(record.run_dir))
+        table.add_row("refused", _plain(f"{refusal.path}: {refusal.reason}"))
+    table.add_row("folder", _plain(str(record.run_dir)))
     console.print(table)
 
 
@@ -57,9 +92,9 @@ def _summary(console, record) -> None:
 @click.option("--harness", "harness_slug", required=True, metavar="H",
               help="Harness slug, from harnesses/ (see `tcab harnesses`).")
 @click.option("--model", metavar="M", help="Model id handed to the harness.")
-@click.option("--max-runtime", "max_runtime", type=click.FloatRange(min=0, min_open=True),
+@click.option("--max-runtime", "max_runtime", type=FinitePositive(),
               metavar="HOURS", help="Wall-clock cap (default: the case's max_runtime_hours).")
-@click.option("--idle-timeout", "idle_timeout", type=click.FloatRange(min=0, min_open=True),
+@click.option("--idle-timeout", "idle_timeout", type=FinitePositive(),
               metavar="SECONDS", default=1800.0, show_default=True,
               help="Kill the session after this long without output (status hung).")
 @click.option("--runtime", "runtime_name", default="docker", show_default=True, metavar="NAME",
@@ -68,6 +103,8 @@ def _summary(console, record) -> None:
               help="Host environment variable passed into the session (repeatable); never written anywhere.")
 @click.option("--max-collect-mb", type=click.IntRange(min=1), default=2048, show_default=True,
               help="Refuse a collected tree larger than this.")
+@click.option("--max-log-mb", type=click.IntRange(min=1, max=1 << 20), default=64, show_default=True,
+              help="Cap raw.jsonl and events.jsonl each; output past it is counted and dropped.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
               help="Folder for the run folder (default: results/runs).")
 @click.option("--experimental", is_flag=True, help="Allow experimental versions.")
@@ -75,8 +112,8 @@ def _summary(console, record) -> None:
 @click.pass_obj
 def run(settings: Settings, case: str, version: str | None, variant: str | None, harness_slug: str,
         model: str | None, max_runtime: float | None, idle_timeout: float, runtime_name: str,
-        secrets: tuple[str, ...], max_collect_mb: int, out: Path | None, experimental: bool,
-        as_json: bool) -> None:
+        secrets: tuple[str, ...], max_collect_mb: int, max_log_mb: int, out: Path | None,
+        experimental: bool, as_json: bool) -> None:
     """Run harness H on CASE in a fresh container: seed the repository, install
     and probe the harness, run the case's init and the session under the max
     runtime and the idle watchdog, collect /work into results/runs/<run-id>/,
@@ -99,6 +136,10 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
     from tcab.runs import RunOptions, execute_run
     from tcab.runtime import CollectLimits
 
+    max_runtime_s = max_runtime * 3600 if max_runtime else None
+    if max_runtime_s is not None and not math.isfinite(max_runtime_s):  # 1e308 hours
+        raise click.BadParameter(f"expected a finite number of hours, got {max_runtime!r}",
+                                 param_hint="'--max-runtime'")
     resolved = resolve_case(settings, case, version, experimental)
     chosen = resolved.variant(variant)
     harness = load_harness(settings.harnesses_dir, harness_slug)
@@ -114,8 +155,9 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         record = execute_run(settings, resolved, chosen, harness, RunOptions(
-            model=model, max_runtime_s=max_runtime * 3600 if max_runtime else None,
+            model=model, max_runtime_s=max_runtime_s,
             idle_timeout_s=idle_timeout, runtime=runtime_name, secrets=secrets,
+            max_log_bytes=max_log_mb * 1024 * 1024,
             out_dir=out, limits=CollectLimits(max_bytes=max_collect_mb * 1024 * 1024),
             on_event=None if as_json else _printer(console), cancel=cancel,
         ))

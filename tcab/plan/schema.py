@@ -186,6 +186,12 @@ def _tournament(path: Path, node: sy.YAML) -> TournamentPlan:
     )
 
 
+#: The run limits' ceiling in seconds (about three years): strictyaml reads
+#: integers of any length, and float() turns a 400-digit one into infinity,
+#: which would switch the watchdog off.
+MAX_LIMIT_S = 10**8
+
+
 def _settings(path: Path, node: sy.YAML | None) -> tuple[tuple[str, str], ...]:
     if node is None:
         return ()
@@ -193,6 +199,9 @@ def _settings(path: Path, node: sy.YAML | None) -> tuple[tuple[str, str], ...]:
     for key, value in node.data.items():
         if isinstance(value, int) and value < 1:
             raise _fail(path, node[key], key, f"expected a positive integer, got {value}")
+        if key in ("idle_timeout_s", "max_runtime_s") and value > MAX_LIMIT_S:
+            raise _fail(path, node[key], key, f"expected a positive integer of at most {MAX_LIMIT_S} "
+                        "seconds, got a larger one")
         text = ",".join(v.strip() for v in value) if isinstance(value, list) else str(value)
         out.append((key, text))
     return tuple(sorted(out))

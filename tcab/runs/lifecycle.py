@@ -13,6 +13,7 @@ exception, and the container is removed whatever happened.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 import secrets as _random
@@ -26,12 +27,13 @@ from pathlib import Path
 from tcab.catalog import CaseVersion, Variant, case_digest
 from tcab.errors import HarnessError
 from tcab.harnesses import Harness, make_adapter
-from tcab.runs.log import EventSink, RunLog
+from tcab.runs.log import DEFAULT_MAX_LOG_BYTES, EventSink, RunLog, readable
 from tcab.runs.record import RunRecord
 from tcab.runs.secrets import Redactor
 from tcab.runs.seed_cache import seed_from_cache
 from tcab.runs.session import RunState
 from tcab.runtime import CollectLimits, Runtime, get_runtime, resolve_image
+from tcab.runtime.base import check_limit
 from tcab.settings import Settings
 
 DEFAULT_IDLE_TIMEOUT_S = 30 * 60.0
@@ -48,6 +50,11 @@ class RunOptions:
     ``seed_dir`` reuses an already seeded repository (a doit target) instead
     of seeding a fresh one, and ``prompt`` an already rendered prompt (both
     doit targets). ``cancel`` stops the run as ``canceled``.
+    ``max_log_bytes`` caps raw.jsonl and events.jsonl each (the rest of the
+    output is counted and dropped, with a marker line).
+
+    Limits must be finite and positive: ValueError names the field otherwise
+    (NaN or infinity would silently switch a watchdog off).
     """
 
     model: str | None = None
@@ -66,6 +73,12 @@ class RunOptions:
     plan_digest: str | None = None
     on_event: EventSink | None = None
     cancel: threading.Event | None = None
+    max_log_bytes: int = DEFAULT_MAX_LOG_BYTES
+
+    def __post_init__(self) -> None:
+        check_limit("RunOptions", "max_runtime_s", self.max_runtime_s)
+        check_limit("RunOptions", "idle_timeout_s", self.idle_timeout_s, optional=False)
+        check_limit("RunOptions", "max_log_bytes", self.max_log_bytes, optional=False)
 
 
 def new_run_id(case: CaseVersion, variant: Variant, harness: Harness) -> str:
@@ -141,21 +154,23 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
         seed_started=seed_started,
     )
     try:
-        with RunLog(run_dir, redactor, make_adapter(harness.adapter), options.on_event) as log:
+        with RunLog(run_dir, redactor, make_adapter(harness.adapter), options.on_event,
+                    options.max_log_bytes) as log:
             outcome = state.execute(log)
     finally:
         if own_seed:
             shutil.rmtree(seed_dir, ignore_errors=True)
     record = RunRecord(
         id=run_id, run_dir=run_dir, status=outcome.status,
-        status_detail=redactor.redact(outcome.detail), started_at=outcome.started_at,
+        status_detail=readable(redactor.redact(outcome.detail)), started_at=outcome.started_at,
         finished_at=outcome.finished_at, duration_s=outcome.duration_s, case_slug=case.slug,
         case_version=case.version, case_type=case.type, case_digest=case_digest(case),
         variant=variant.slug, harness=harness.slug, harness_digest=harness.digest,
         runtime=runtime.name, harness_version=outcome.harness_version,
         model=options.model or harness.default_model, image=state.image_ref,
         image_digest=outcome.image_digest, image_id=outcome.image_id, seed_commit=seed_commit,
-        stages=tuple(outcome.stages), tokens=outcome.tokens,
+        stages=tuple(dataclasses.replace(s, detail=readable(redactor.redact(s.detail))) for s in outcome.stages),
+        tokens=outcome.tokens,
         artifact_digest=outcome.artifact_digest, files=outcome.files, bytes=outcome.bytes,
         refused=tuple(outcome.refused), plan_digest=options.plan_digest,
     )

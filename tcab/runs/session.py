@@ -19,7 +19,7 @@ from typing import Any
 from tcab.catalog import tree_digest
 from tcab.errors import RuntimeBackendError
 from tcab.harnesses import SOLUTION_DIR, Harness, Tokens
-from tcab.runs.log import RunLog
+from tcab.runs.log import RunLog, readable
 from tcab.runs.record import StageRecord
 from tcab.runs.scrub import scrub_tree
 from tcab.runtime import ContainerSpec, ExecEnd, ExecOptions, ExecResult, Refusal, Runtime
@@ -60,9 +60,11 @@ class Outcome:
     interrupted: bool = False
 
 
-def _tail(result: ExecResult) -> str:
-    text = result.output
-    return text[-_DETAIL_TAIL:] if text else "(no output)"
+def _tail(result: ExecResult, limit: int = _DETAIL_TAIL) -> str:
+    """The end of a command's output for a status detail, without terminal
+    escapes (the tails were redacted on the stream, before they were cut)."""
+    text = readable(result.output).strip()
+    return text[-limit:] if text else "(no output)"
 
 
 def _why(result: ExecResult) -> str:
@@ -114,6 +116,10 @@ class RunState:
                 self._collect(log)
         finally:
             self._remove(log)
+            lines, size = log.dropped
+            if lines:
+                note = f"{lines} output lines ({size} bytes) dropped past the log cap of {log.max_bytes} bytes"
+                out.detail = f"{out.detail}; {note}".lstrip("; ")
             finished = time.time()
             out.finished_at = _utc(finished)
             out.duration_s = finished - self.seed_started
@@ -149,6 +155,7 @@ class RunState:
             env={**self.harness.env, **(env or {})}, workdir=workdir,
             timeout_s=max(self.deadline - time.monotonic(), 0.001), idle_timeout_s=idle,
             on_output=log.output, cancel=cancel.is_set if cancel is not None else None,
+            redact=log.redactor.stream if log.redactor else None,
         )
         try:
             result = self.runtime.exec(self.container, argv, opts)
@@ -179,7 +186,7 @@ class RunState:
             raise _Stop("infrastructure", f"probe `{self.harness.binary} "
                         f"{' '.join(self.harness.version_args)}` failed ({_why(res)}): {_tail(res)}")
         lines = [ln for ln in (res.stdout or res.stderr).splitlines() if ln.strip()]
-        out.harness_version = lines[0].strip()[:200] if lines else None
+        out.harness_version = readable(lines[0]).strip()[:200] if lines else None
         if self.init and self.init.strip():
             res = self._command(log, "init", ["sh", "-c", self.init])
             if not res.ok:
@@ -205,7 +212,7 @@ class RunState:
         elif res.exit_code == 0:
             out.status, out.detail = "completed", ""
         else:
-            out.status, out.detail = "harness_error", f"exit {res.exit_code}: {_tail(res)[-500:]}"
+            out.status, out.detail = "harness_error", f"exit {res.exit_code}: {_tail(res, 500)}"
 
     def _collect(self, log: RunLog) -> None:
         out = self.out

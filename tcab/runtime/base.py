@@ -67,6 +67,25 @@ class ContainerSpec:
     pids_limit: int | None = 4096
 
 
+class StreamFilter(Protocol):
+    """Rewrites one output stream's bytes before anything keeps them
+    (``ExecOptions.redact``); it may hold bytes back until :meth:`flush`."""
+
+    def feed(self, data: bytes) -> bytes: ...
+
+    def flush(self) -> bytes: ...
+
+
+def check_limit(owner: str, name: str, value: float | None, *, optional: bool = True) -> None:
+    """Raise ValueError unless ``value`` is a finite positive number (or None
+    when ``optional``): NaN or infinity would switch a watchdog off silently."""
+    if value is None and optional:
+        return
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not math.isfinite(value) or value <= 0):
+        raise ValueError(f"{owner}.{name}: expected a finite positive number, got {value!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class ExecOptions:
     """How to run one command.
@@ -77,6 +96,10 @@ class ExecOptions:
     container and the output produced before the kill is kept.
     ``cancel`` is polled about every 0.2 s; when it returns True the command
     is killed the same way and the result says ``canceled``.
+    ``redact`` makes one :class:`StreamFilter` per stream; every byte passes
+    it before it is cut into lines (``on_output``) or kept in a tail, so a
+    secret cut by a line or tail boundary is still caught whole.
+    Time limits must be finite and positive (ValueError otherwise).
     """
 
     user: str = RUN_USER
@@ -87,6 +110,13 @@ class ExecOptions:
     on_output: OutputSink | None = None
     cancel: Callable[[], bool] | None = None
     tail_bytes: int = 65536
+    redact: Callable[[], StreamFilter] | None = None
+
+    def __post_init__(self) -> None:
+        check_limit("ExecOptions", "timeout_s", self.timeout_s)
+        check_limit("ExecOptions", "idle_timeout_s", self.idle_timeout_s)
+        if isinstance(self.tail_bytes, bool) or not isinstance(self.tail_bytes, int) or self.tail_bytes < 0:
+            raise ValueError(f"ExecOptions.tail_bytes: expected a non-negative integer, got {self.tail_bytes!r}")
 
 
 class ExecEnd(enum.StrEnum):

@@ -136,6 +136,10 @@ class DockerRuntime:
             created = self.api.create_container(
                 spec.image,
                 command=["sleep", "infinity"],
+                # The init and its sleep belong to root, so a command running
+                # as the run user cannot stop its own container (and pass its
+                # failure off as the engine's).
+                user="root",
                 labels=labels,
                 environment=dict(spec.env),
                 working_dir=WORKDIR,
@@ -189,12 +193,40 @@ class DockerRuntime:
     # -- commands -----------------------------------------------------------
 
     def exec(self, container: str, argv: list[str], options: ExecOptions | None = None) -> ExecResult:
+        op = f"exec {argv[:1]}"
         try:
-            return run_exec(self.api, container, argv, options or ExecOptions())
-        except RuntimeBackendError:
-            raise
+            result = run_exec(self.api, container, argv, options or ExecOptions())
         except Exception as exc:
-            raise _backend_error(exc, f"exec {argv[:1]}", container) from exc
+            gone = self._not_running(container)
+            if gone:
+                raise RuntimeBackendError(f"docker runtime: {op}: container {container[:12]} {gone}") from exc
+            if isinstance(exc, RuntimeBackendError):
+                raise
+            raise _backend_error(exc, op, container) from exc
+        # A container killed or removed from outside takes the command with
+        # it (exit 137): that is the engine's failure, not the command's.
+        gone = self._not_running(container)
+        if gone:
+            raise RuntimeBackendError(f"docker runtime: {op}: container {container[:12]} {gone}")
+        return result
+
+    def _not_running(self, container: str) -> str | None:
+        """None while ``container`` runs, else what happened to it."""
+        import docker.errors
+
+        try:
+            state = self.api.inspect_container(container).get("State") or {}
+        except docker.errors.NotFound:
+            return "was removed while the command ran (outside tcab)"
+        except Exception as exc:
+            return f"could not be inspected after the command: {exc}"
+        if state.get("Running") and not state.get("Paused"):
+            return None
+        how = "paused" if state.get("Paused") else str(state.get("Status") or "not running")
+        code = state.get("ExitCode")
+        oom = ", out of memory" if state.get("OOMKilled") else ""
+        return (f"stopped while the command ran (state {how}, exit code {code}{oom}): "
+                "killed or stopped outside tcab")
 
     # -- copies -------------------------------------------------------------
 

@@ -9,6 +9,12 @@ Output read before the kill is kept.
 
 The idle clock is reset only by output bytes: the engine's keep-alive
 frames and empty chunks do not count, so a silent harness cannot look busy.
+
+Output is hostile and may be endless (``yes``). The reader thread hands
+chunks over through a bounded queue: when the consumer falls behind, the
+reader blocks, the engine stops reading, and the command's pipe blocks in
+the container, so tcab's memory stays flat whatever the rate. Each stream
+passes ``ExecOptions.redact`` before it is cut into lines or a tail.
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ from tcab.runtime.base import ExecEnd, ExecOptions, ExecResult
 
 _END = object()
 _MAX_LINE = 1 << 20  # a line longer than this is emitted in pieces
+#: Chunks waiting for the consumer (the engine's frames are <= 8 KiB, so
+#: about 2 MiB); beyond it the reader blocks instead of buffering.
+_QUEUE_CHUNKS = 256
 _POLL_S = 0.2
 _DRAIN_S = 5.0  # how long to wait for the stream to close after a kill
 
@@ -39,19 +48,27 @@ class _Lines:
     def __init__(self, name: str, options: ExecOptions):
         self.name = name
         self.sink = options.on_output
+        self.filter = options.redact() if options.redact is not None else None
         self.tail_max = options.tail_bytes
         self.buf = bytearray()
         self.tail = bytearray()
 
     def feed(self, data: bytes) -> None:
+        if self.filter is not None:
+            data = self.filter.feed(data)
+        self._keep(data)
+
+    def _keep(self, data: bytes) -> None:
         self.tail += data
         if len(self.tail) > self.tail_max:
             del self.tail[: len(self.tail) - self.tail_max]
         if self.sink is None:
             return
+        start = len(self.buf)  # only the new bytes can hold a newline
         self.buf += data
         while True:
-            cut = self.buf.find(b"\n")
+            cut = self.buf.find(b"\n", start)
+            start = 0
             if cut < 0:
                 if len(self.buf) >= _MAX_LINE:
                     self._emit(bytes(self.buf[:_MAX_LINE]))
@@ -62,6 +79,8 @@ class _Lines:
             del self.buf[: cut + 1]
 
     def flush(self) -> None:
+        if self.filter is not None:
+            self._keep(self.filter.flush())
         if self.sink is not None and self.buf:
             self._emit(bytes(self.buf))
             self.buf.clear()
@@ -74,14 +93,32 @@ class _Lines:
         return bytes(self.tail).decode("utf-8", errors="replace")
 
 
-def _pump(stream, out: queue.Queue) -> None:
+def _put(out: queue.Queue, item, stop: threading.Event) -> bool:
+    """Block until ``item`` is queued (backpressure) or the consumer has gone."""
+    while not stop.is_set():
+        try:
+            out.put(item, timeout=_POLL_S)
+            return True
+        except queue.Full:
+            continue
+    return False
+
+
+def _pump(stream, out: queue.Queue, stop: threading.Event) -> None:
     try:
         for chunk in stream:
-            out.put(chunk)
+            if not _put(out, chunk, stop):
+                # The consumer is done (after a kill): read on and discard
+                # until the stream closes. An unread stream blocks the
+                # engine's exec monitor, which then never reaps the killed
+                # process, and removing the container fails.
+                for _chunk in stream:
+                    pass
+                return
     except BaseException as exc:  # handed to the waiting thread
-        out.put(exc)
+        _put(out, exc, stop)
     finally:
-        out.put(_END)
+        _put(out, _END, stop)
 
 
 def run_exec(api, container: str, argv: list[str], options: ExecOptions) -> ExecResult:
@@ -101,10 +138,20 @@ def run_exec(api, container: str, argv: list[str], options: ExecOptions) -> Exec
     )["Id"]
     start = time.monotonic()
     stream = api.exec_start(exec_id, stream=True, demux=True)
-    chunks: queue.Queue = queue.Queue()
-    reader = threading.Thread(target=_pump, args=(stream, chunks), daemon=True)
+    chunks: queue.Queue = queue.Queue(maxsize=_QUEUE_CHUNKS)
+    stop = threading.Event()
+    reader = threading.Thread(target=_pump, args=(stream, chunks, stop), daemon=True)
     reader.start()
+    try:
+        return _consume(api, container, exec_id, pidfile, chunks, options, start)
+    finally:
+        # Output after this point (the backlog of a killed flood, or a
+        # process that escaped the kill and keeps writing) is dropped.
+        stop.set()
 
+
+def _consume(api, container: str, exec_id: str, pidfile: str, chunks: queue.Queue,
+             options: ExecOptions, start: float) -> ExecResult:
     out, err = _Lines("stdout", options), _Lines("stderr", options)
     deadline = start + options.timeout_s if options.timeout_s else None
     idle_s = options.idle_timeout_s

@@ -67,3 +67,28 @@ def test_cleanup_removes_leftovers(settings, podman_runtime, base_image) -> None
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"removed": [left]}
     assert podman_runtime.list_run_containers("test-leftover-run") == []
+
+
+def test_limits_that_would_switch_a_watchdog_off_are_refused(settings, scripted) -> None:
+    scripted("echo never", slug="never")
+    for option, value in [("--max-runtime", "nan"), ("--max-runtime", "inf"), ("--max-runtime", "-1"),
+                          ("--max-runtime", "0"), ("--max-runtime", "1e308"), ("--idle-timeout", "nan"),
+                          ("--idle-timeout", "-inf"), ("--idle-timeout", "0"), ("--idle-timeout", "lots")]:
+        result = _tcab(settings, "run", "lights-out", "--harness", "never", option, value)
+        assert result.returncode == 2, (option, value, result.stdout, result.stderr)
+        assert f"'{option}'" in result.stderr and "Traceback" not in result.stderr, result.stderr
+        assert "finite" in result.stderr
+    assert not (settings.results_dir / "runs").exists()
+
+
+def test_hostile_output_cannot_break_or_restyle_the_terminal(settings, scripted, podman_runtime) -> None:
+    # Rich markup and terminal escapes in what a harness prints (and so in
+    # its status detail and version) are shown as plain text.
+    scripted("echo '[/dim] [bold red]fake[/] [link=http://x]'; printf '\\033]0;title\\007\\033[2Jcleared\\n'; "
+             "echo '[/]' >&2; exit 4", slug="markup", version_args=["-c", "echo '[/red] v1'"])
+    result = _tcab(settings, "run", "lights-out", "--harness", "markup")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "[/dim] [bold red]fake[/] [link=http://x]" in result.stdout
+    assert "[/red] v1" in result.stdout and "cleared" in result.stdout
+    assert "\x1b]0;" not in result.stdout and "\x1b[2J" not in result.stdout

@@ -6,6 +6,7 @@ import pytest
 
 from tcab.errors import HarnessError
 from tcab.runs import RunOptions, execute_run
+from tcab.runs.secrets import Redactor
 
 TOKEN = "sk-test-3f9a1c7e5b2d4a6f8e0c"
 EXTRA = "extra-secret-value-77aa"
@@ -46,3 +47,41 @@ def test_missing_secret_is_bad_input(settings, e2e_case, scripted) -> None:
     with pytest.raises(HarnessError, match="secret TCAB_NOT_SET_ANYWHERE is not set"):
         execute_run(settings, e2e_case, e2e_case.variant(None), harness, RunOptions(env={}))
     assert not (settings.results_dir / "runs").exists()
+
+
+def _stream(redactor: Redactor, data: bytes, step: int) -> bytes:
+    filt = redactor.stream()
+    out = b"".join(filt.feed(data[i:i + step]) for i in range(0, len(data), step))
+    return out + filt.flush()
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 7, 64, 10_000])
+def test_stream_redactor_catches_values_across_every_chunk_boundary(step: int) -> None:
+    odd = 'k\u00e9y"\\.*+?[(\u00fc)]$'
+    redactor = Redactor({"A": TOKEN, "B": TOKEN[:12], "ODD": odd, "SHORT": "abc"})
+    data = (f"x{TOKEN}y {TOKEN[:12]} {TOKEN[:20]}\n{odd}{odd}abc".encode() + b"\xff\xfe" + TOKEN.encode())
+    out = _stream(redactor, data, step)
+    assert out == (b"x[secret:A]y [secret:B] [secret:B]" + TOKEN[12:20].encode()
+                   + b"\n[secret:ODD][secret:ODD]abc\xff\xfe[secret:A]")
+
+
+def test_stream_redactor_holds_back_only_a_possible_beginning() -> None:
+    filt = Redactor({"A": TOKEN}).stream()
+    assert filt.feed(b"hello\n") == b"hello\n"  # nothing that could start a value is held
+    assert filt.feed(b"then sk-te") == b"then "
+    assert filt.feed(b"a") == b"sk-tea"
+    assert filt.feed(b"sk-test-3f9a1c7e5b2d4a6f8e0") == b""
+    assert filt.flush() == b"sk-test-3f9a1c7e5b2d4a6f8e0"  # never completed: not a value
+
+
+def test_stream_redactor_matches_a_non_utf8_value_as_its_bytes() -> None:
+    value = b"\xffsecret-bytes".decode("utf-8", "surrogateescape")  # as os.environ holds it
+    out = _stream(Redactor({"RAW": value}), b"a\xffsecret-bytes b", 1)
+    assert out == b"a[secret:RAW] b"
+
+
+def test_redact_data_walks_decoded_json() -> None:
+    odd = 'k\u00e9y"\\x'
+    redactor = Redactor({"ODD": odd})
+    assert redactor.redact_data({odd: [odd, 3, {"n": f"<{odd}>"}], "ok": None}) == {
+        "[secret:ODD]": ["[secret:ODD]", 3, {"n": "<[secret:ODD]>"}], "ok": None}

@@ -125,3 +125,41 @@ def test_backend_failures_raise_instead_of_returning_results(runtime, base_image
 def test_ensure_image_records_a_digest(runtime, base_image) -> None:
     info = runtime.ensure_image(base_image)
     assert info.id.startswith("sha256:") and "sha256:" in info.digest and not info.pulled
+
+
+def test_redaction_runs_on_the_stream_before_lines_and_tails(runtime, box) -> None:
+    from tcab.runs.secrets import Redactor
+
+    value = "sk-conformance-9f8e7d6c5b4a"
+    seen: list[str] = []
+    # The value is written a byte at a time, after 1 MiB - 5 bytes (the line
+    # cut falls inside it), and again as the last bytes (a short tail cuts it).
+    script = ('head -c 1048571 /dev/zero | tr "\\0" y; v="$V"; while [ -n "$v" ]; do r="${v#?}"; '
+              'printf %s "${v%"$r"}"; v="$r"; done; sleep 0.3; echo; printf "end %s" "$V" >&2')
+    res = runtime.exec(box, ["sh", "-c", script], ExecOptions(
+        env={"V": value}, tail_bytes=12, redact=Redactor({"V": value}).stream,
+        on_output=lambda s, line, t: seen.append(line)))
+    assert res.ok
+    text = "".join(seen) + res.stdout + res.stderr
+    assert "".join(seen).count("[secret:V]") == 2
+    assert not any(value[i:i + 6] in text for i in range(len(value) - 5))
+
+
+def test_a_flood_is_read_with_backpressure(runtime, box) -> None:
+    # A slow consumer must slow the command down, not buffer its output.
+    status = Path("/proc/self/status")
+
+    def vm(key: str) -> int:
+        return int(next(ln.split()[1] for ln in status.read_text().splitlines() if ln.startswith(key + ":")))
+
+    Path("/proc/self/clear_refs").write_text("5")
+    base = vm("VmRSS")
+    res = runtime.exec(box, ["yes"], ExecOptions(timeout_s=6.0, on_output=lambda s, line, t: time.sleep(0.0002)))
+    assert res.end is ExecEnd.TIMED_OUT
+    assert (vm("VmHWM") - base) * 1024 < 32 * 1024 * 1024
+
+
+def test_the_run_user_cannot_stop_its_container(runtime, box) -> None:
+    res = runtime.exec(box, ["sh", "-c", "kill -TERM 1; kill -KILL -1; sleep 3"])
+    assert res.exit_code == 137
+    assert runtime.exec(box, ["true"]).ok  # still running: a command's own failure stays its own
