@@ -31,6 +31,7 @@ from pathlib import Path
 
 CHROMIUM = os.environ.get("TCAB_CHROMIUM", "/usr/bin/chromium")
 POLL_S = 0.1
+RESCAN_S = 1.0  # scanning all of /proc costs ~50 ms on a loaded host: members are re-listed this often
 
 
 class BrowserUnavailable(Exception):
@@ -64,12 +65,15 @@ def _group_of(pid: str) -> int | None:
         return None
 
 
-def group_memory(pgid: int) -> int:
-    """Bytes of private memory (anonymous + shared-memory RSS) of the processes in group ``pgid``."""
+def group_members(pgid: int) -> set[int]:
+    """The pids in process group ``pgid`` (a scan of all of /proc)."""
+    return {int(pid) for pid in os.listdir("/proc") if pid.isdigit() and _group_of(pid) == pgid}
+
+
+def private_memory(pids: set[int]) -> int:
+    """Bytes of private memory (anonymous + shared-memory RSS) of ``pids``."""
     total = 0
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or _group_of(pid) != pgid:
-            continue
+    for pid in pids:
         try:
             with open(f"/proc/{pid}/status", "rb") as fh:
                 for line in fh:
@@ -104,12 +108,16 @@ class Watchdog(threading.Thread):
         self._done = threading.Event()
 
     def run(self) -> None:
+        members: set[int] = set()
+        scanned = 0.0
         while not self._done.wait(POLL_S):
             if time.monotonic() >= self.deadline:
                 self._fire("timeout", f"the browser check did not finish within {self.wall_time_s:g}s "
                                       "(load, settle and screenshots of every view); Chromium was killed")
                 return
-            used = group_memory(self.pgid)
+            if time.monotonic() - scanned >= RESCAN_S:
+                members, scanned = group_members(self.pgid), time.monotonic()
+            used = private_memory(members)
             self.peak_memory = max(self.peak_memory, used)
             if used > self.max_memory_bytes:
                 self._fire("memory", f"the page's browser used {used} bytes of memory "
