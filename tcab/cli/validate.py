@@ -15,11 +15,16 @@ from tcab.settings import Settings
 @click.option("--runtime", "runtime_name", default="docker", show_default=True, help="Runtime backend.")
 @click.option("--timeout", type=click.IntRange(min=1), default=600, show_default=True,
               help="Seconds allowed for each of install and build (enforced in the container).")
-@click.option("--settle", type=click.FloatRange(min=0), default=1.0, show_default=True,
+@click.option("--settle", type=float, default=1.0, show_default=True,
               help="Seconds to keep watching for errors after the page's load event.")
+@click.option("--load-timeout", type=float, default=30.0, show_default=True,
+              help="Seconds for index.html to answer and fire load.")
+@click.option("--browser-timeout", type=float, default=120.0, show_default=True,
+              help="Seconds for the whole browser check; then Chromium's process tree is killed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the validation record as JSON.")
 @click.pass_obj
-def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, settle: float, as_json: bool):
+def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, settle: float,
+             load_timeout: float, browser_timeout: float, as_json: bool):
     """Validate the end-to-end run RUN_ID: build it and check it in a browser.
 
     The run's collected tree (results/runs/RUN_ID/work/) is untrusted: the
@@ -37,9 +42,11 @@ def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, s
       tcab validate 20250101-120000-lights-out-classic-reference-a1b2c3
     """
     from tcab.results import open_db, record_validation
-    from tcab.validation import validate_run
+    from tcab.validation import BrowserLimits, validate_run
 
-    record = validate_run(settings, run_id, runtime=runtime_name, timeout_s=timeout, settle_s=settle)
+    # BrowserLimits refuses a limit that is not finite and positive (exit 2).
+    browser = BrowserLimits(load_timeout_s=load_timeout, settle_s=settle, wall_time_s=browser_timeout)
+    record = validate_run(settings, run_id, runtime=runtime_name, timeout_s=timeout, browser=browser)
     db = open_db(settings.results_db)
     try:
         record_validation(db, record.row())

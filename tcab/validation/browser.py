@@ -1,47 +1,72 @@
 """Check a built static site in headless Chromium.
 
 The output folder is served on 127.0.0.1 (a random port, only for the
-duration of the check) and opened in Debian's ``/usr/bin/chromium``, driven
-by Playwright (never a downloaded browser) with a fresh profile. Checks:
+duration of the check) by :mod:`tcab.validation.site_server` (regular files
+inside the folder only, never a link) and opened in a Chromium that tcab
+starts itself (:mod:`tcab.validation.chromium`: fenced to that one port,
+killed with its whole process tree at the wall-time deadline or over its
+memory bound), driven by Playwright over DevTools. Checks:
 
-- ``index``: ``index.html`` exists in the output folder;
+- ``index``: ``index.html`` is a regular file in the output folder;
 - ``load``: the page answers 200 and fires ``load`` within ``load_timeout_s``;
-- ``errors``: no uncaught exception (``pageerror``) and no console error
-  (which includes Chromium's "Failed to load resource" for a 404) during the
-  load and ``settle_s`` after it;
+- ``errors``: no uncaught exception (``pageerror``), no console error
+  (which includes Chromium's "Failed to load resource" for a 404), no
+  request or WebSocket outside the site (blocked), no window opened, no
+  navigation away from the site, during the load and ``settle_s`` after it;
 - one PNG screenshot per ``[[reference]]`` view, at the reference image's
   size when it is a PNG (else 1024x768); a page too busy to be captured
-  fails ``screenshot``.
-
-Requests outside the served site are blocked and count as errors: the
-page is untrusted code running in a browser on the host.
+  fails ``screenshot``;
+- ``timeout`` / ``memory``: the watchdog killed Chromium (``wall_time_s``,
+  ``max_memory_bytes``).
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
+import math
 import os
+import stat
 import struct
 import tempfile
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
+from tcab.errors import ValidationError
+from tcab.validation.chromium import BrowserUnavailable, running_chromium
 from tcab.validation.record import Check
+from tcab.validation.site_server import serve_site
 
-CHROMIUM = os.environ.get("TCAB_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync")
+__all__ = ["BrowserLimits", "BrowserUnavailable", "PageResult", "View", "check_page", "png_size"]
+
 DEFAULT_VIEWPORT = (1024, 768)
-MAX_ERRORS = 10
-SCREENSHOT_TIMEOUT_S = 10
+MAX_VIEWPORT = 4096
+MAX_ERRORS = 10          # errors kept in the detail; the rest are counted
+MAX_ERROR_CHARS = 300    # each kept error is cut to this
 
 
-class BrowserUnavailable(Exception):
-    """Chromium or Playwright could not be started (an infrastructure error)."""
+@dataclass(frozen=True, slots=True)
+class BrowserLimits:
+    """Bounds of one browser check (docs/validation.md). Every field must be
+    finite and positive (``settle_s`` may be 0); ``ValidationError`` otherwise."""
+
+    load_timeout_s: float = 30.0         # index.html answers and fires load
+    settle_s: float = 1.0                # errors watched after load, per view
+    screenshot_timeout_s: float = 10.0   # one screenshot
+    wall_time_s: float = 120.0           # the whole check, Chromium's start included (watchdog)
+    max_memory_bytes: int = 2 * 1024**3  # private memory of Chromium's whole process tree (watchdog)
+    js_heap_mb: int = 512                # V8's old space per page (--max-old-space-size)
+    max_file_bytes: int = 64 * 1024**2   # one file the site server sends
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+            ok = ok and (value >= 0 if f.name == "settle_s" else value > 0)
+            if f.type == "int" and not isinstance(value, int):
+                ok = False
+            if not ok:
+                accepted = "a finite number >= 0" if f.name == "settle_s" else (
+                    "a positive integer" if f.type == "int" else "a finite positive number")
+                raise ValidationError(f"browser limit {f.name}: expected {accepted}, got {value!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,91 +85,125 @@ class PageResult:
 
 
 def png_size(path: Path | None) -> tuple[int, int] | None:
-    """Width and height from a PNG's IHDR chunk, or None when not a PNG."""
+    """Width and height from a PNG's IHDR chunk, or None when not a PNG
+    or larger than ``MAX_VIEWPORT`` either way."""
     try:
-        head = path.read_bytes()[:24] if path is not None else b""
-    except OSError:
+        with open(path, "rb") as fh:
+            head = fh.read(24)
+    except (OSError, TypeError):
         return None
     if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
         return None
     width, height = struct.unpack(">II", head[16:24])
-    return (width, height) if 0 < width <= 4096 and 0 < height <= 4096 else None
+    return (width, height) if 0 < width <= MAX_VIEWPORT and 0 < height <= MAX_VIEWPORT else None
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:  # the terminal is the caller's
-        pass
+class ErrorLog:
+    """The page's errors: the first ``MAX_ERRORS``, each cut, and a count
+    (a page may log a gigabyte; tcab keeps a few hundred bytes of it)."""
+
+    def __init__(self) -> None:
+        self.kept: list[str] = []
+        self.count = 0
+
+    def add(self, text: str) -> None:
+        self.count += 1
+        if len(self.kept) < MAX_ERRORS:
+            self.kept.append(text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + "...")
+
+    def summary(self) -> str:
+        more = f" (+{self.count - len(self.kept)} more)" if self.count > len(self.kept) else ""
+        return "; ".join(self.kept) + more
 
 
-@contextmanager
-def serve(folder: Path) -> Iterator[str]:
-    """Serve ``folder`` on 127.0.0.1 (a free port); yield the base URL."""
-    handler = functools.partial(_Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+def _clip(text: str, n: int = 200) -> str:
+    return text if len(text) <= n else text[:n] + "..."
 
 
-def _console(msg, errors: list[str]) -> None:
+def _console(msg, errors: ErrorLog) -> None:
     if msg.type != "error":
         return
     where = (msg.location or {}).get("url", "")
     # The browser asks for /favicon.ico on its own; the page did not.
     if where.endswith("/favicon.ico"):
         return
-    errors.append(f"console.error: {msg.text}" + (f" ({where})" if where else ""))
+    errors.add(f"console.error: {_clip(msg.text, MAX_ERROR_CHARS)}" + (f" ({_clip(where)})" if where else ""))
 
 
-def _only_local(route, base: str, errors: list[str]) -> None:
+def _only_local(route, base: str, errors: ErrorLog) -> None:
     target = route.request.url
     if target.startswith(base) or target.startswith(("data:", "blob:")):
         route.continue_()
     else:
-        errors.append(f"blocked a request outside the site: {target[:200]}")
+        errors.add(f"blocked a request outside the site: {_clip(target)}")
         route.abort()
 
 
-def _drive(context, url: str, views: list[View], shots: dict[str, bytes], errors: list[str],
-           load_timeout_s: float, settle_s: float, error_type) -> list[Check]:
+def _no_websocket(ws, errors: ErrorLog) -> None:
+    # The site server speaks no WebSocket: every one is outside the site.
+    errors.add(f"blocked a WebSocket: {_clip(ws.url)}")
+    ws.close(code=1008, reason="blocked by tcab")
+
+
+def _drive(context, url: str, views: list[View], shots: dict[str, bytes], errors: ErrorLog,
+           limits: BrowserLimits, error_type) -> list[Check]:
     """Load the page once per view (the viewport is set before loading: a
     page whose script hangs its renderer cannot be resized), let it settle,
-    take the screenshot; the checks of it."""
+    take the screenshot; the checks of it. A call that never returns is
+    ended by the watchdog killing Chromium (an ``error_type`` here)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     checks: list[Check] = []
     for i, view in enumerate(views):
-        page = context.pages[0] if i == 0 and context.pages else context.new_page()
+        page = context.new_page()
         page.set_viewport_size({"width": view.width, "height": view.height})
-        page.on("pageerror", lambda exc: errors.append(f"uncaught {exc}"))
+        page.on("pageerror", lambda exc: errors.add(f"uncaught {_clip(str(exc), MAX_ERROR_CHARS)}"))
         page.on("console", lambda msg: _console(msg, errors))
+        page.on("crash", lambda _: errors.add("the page crashed"))
+        page.on("popup", lambda popup: errors.add(f"the page opened a window: {_clip(popup.url)}"))
         try:
-            response = page.goto(url + "index.html", wait_until="load", timeout=load_timeout_s * 1000)
+            response = page.goto(url + "index.html", wait_until="load", timeout=limits.load_timeout_s * 1000)
         except error_type as exc:
-            return [Check("load", False, f"index.html did not load: {str(exc).splitlines()[0]}")]
+            return checks + [Check("load", False, f"index.html did not load: {_clip(str(exc).splitlines()[0])}")]
         if response is None or response.status != 200:
-            return [Check("load", False, f"index.html answered {getattr(response, 'status', None)}")]
-        if i == 0:
-            checks.append(Check("load", True, f"loaded: title {page.title()!r}"))
-        page.wait_for_timeout(settle_s * 1000)
+            return checks + [Check("load", False, f"index.html answered {getattr(response, 'status', None)}")]
         try:
-            shots[view.name] = page.screenshot(full_page=False, timeout=SCREENSHOT_TIMEOUT_S * 1000)
+            if i == 0:
+                # page.title() has no timeout: ask only a renderer that answers.
+                page.wait_for_function("() => true", timeout=limits.screenshot_timeout_s * 1000)
+                checks.append(Check("load", True, f"loaded: title {_clip(page.title())!r}"))
+            page.wait_for_timeout(limits.settle_s * 1000)
+            if not page.url.startswith(url):
+                errors.add(f"the page navigated away from the site: {_clip(page.url)}")
+        except error_type as exc:
+            if isinstance(exc, PlaywrightTimeout):  # a busy renderer: the screenshot below says so
+                checks.append(Check("load", True, "loaded: the page stopped answering after load"))
+            else:  # the renderer crashed (out of memory) or closed itself: the page's doing
+                detail = f"the page crashed or closed: {_clip(str(exc).splitlines()[0])}"
+                return checks + [Check("page", False, detail)]
+        try:
+            shots[view.name] = page.screenshot(full_page=False, timeout=limits.screenshot_timeout_s * 1000)
         except error_type as exc:
             # A page that keeps its renderer busy (an endless loop) cannot be captured: its fault.
             return checks + [Check("screenshot", False,
-                                   f"the page stopped responding: {str(exc).splitlines()[0]}")]
+                                   f"the page stopped responding: {_clip(str(exc).splitlines()[0])}")]
     return checks
 
 
-def check_page(folder: Path, views: list[View], *, load_timeout_s: float = 30.0,
-               settle_s: float = 1.0) -> PageResult:
+def _index_is_regular(folder: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(folder / "index.html").st_mode)
+    except OSError:
+        return False
+
+
+def check_page(folder: Path, views: list[View], limits: BrowserLimits | None = None) -> PageResult:
     """Open ``folder/index.html`` over HTTP and run the checks above.
 
     Raises ``BrowserUnavailable`` when Playwright or Chromium cannot start.
     """
-    if not (folder / "index.html").is_file():
+    limits = limits or BrowserLimits()
+    if not _index_is_regular(folder):
         return PageResult((Check("index", False, "index.html is missing from the output folder"),), {})
     checks = [Check("index", True, "index.html present")]
     try:
@@ -152,33 +211,41 @@ def check_page(folder: Path, views: list[View], *, load_timeout_s: float = 30.0,
         from playwright.sync_api import sync_playwright
     except ImportError as exc:
         raise BrowserUnavailable(f"playwright is not installed ({exc})") from exc
-    errors: list[str] = []
+    errors = ErrorLog()
     shots: dict[str, bytes] = {}
-    with serve(folder) as url, tempfile.TemporaryDirectory(prefix="tcab-chromium-") as profile:
+    with (serve_site(folder, limits.max_file_bytes) as (url, port),
+          tempfile.TemporaryDirectory(prefix="tcab-chromium-") as profile):
         try:
             pw = sync_playwright().start()
         except Exception as exc:  # noqa: BLE001 - the driver failing is infrastructure
             raise BrowserUnavailable(f"playwright did not start: {exc}") from exc
         try:
-            try:
-                context = pw.chromium.launch_persistent_context(
-                    profile, executable_path=CHROMIUM, headless=True, args=list(CHROMIUM_ARGS),
-                    viewport={"width": DEFAULT_VIEWPORT[0], "height": DEFAULT_VIEWPORT[1]})
-            except PlaywrightError as exc:
-                raise BrowserUnavailable(f"{CHROMIUM} did not start: {exc}") from exc
-            try:
-                # Untrusted code in a browser on the host: it may reach only the site.
-                context.route("**/*", lambda route: _only_local(route, url, errors))
-                checks += _drive(context, url, views, shots, errors, load_timeout_s, settle_s, PlaywrightError)
-            finally:
-                context.close()
+            with running_chromium(Path(profile), port, wall_time_s=limits.wall_time_s,
+                                  max_memory_bytes=limits.max_memory_bytes,
+                                  js_heap_mb=limits.js_heap_mb) as (endpoint, watchdog):
+                try:
+                    if not endpoint:
+                        raise PlaywrightError("Chromium was killed before it listened")
+                    browser = pw.chromium.connect_over_cdp(endpoint, timeout=limits.wall_time_s * 1000)
+                    context = browser.new_context(service_workers="block", accept_downloads=False)
+                    # Untrusted code in a browser on the host: it may reach only the site
+                    # (Chromium's proxy fence enforces it; these name what was tried).
+                    context.route("**/*", lambda route: _only_local(route, url, errors))
+                    context.route_web_socket("**/*", lambda ws: _no_websocket(ws, errors))
+                    checks += _drive(context, url, views, shots, errors, limits, PlaywrightError)
+                except PlaywrightError as exc:
+                    if not watchdog.reason:
+                        raise BrowserUnavailable(f"the browser failed: {_clip(str(exc).splitlines()[0])}") from exc
+                if watchdog.reason:
+                    # Whatever failed last failed because Chromium was killed: say why.
+                    checks = [c for c in checks if c.ok] + [Check(watchdog.reason, False, watchdog.detail)]
+                    shots.clear()
         finally:
             pw.stop()
     if len(checks) < 2 or not checks[-1].ok:
         return PageResult(tuple(checks), shots)
-    if errors:
-        more = f" (+{len(errors) - MAX_ERRORS} more)" if len(errors) > MAX_ERRORS else ""
-        checks.append(Check("errors", False, "; ".join(errors[:MAX_ERRORS]) + more))
+    if errors.count:
+        checks.append(Check("errors", False, errors.summary()))
     else:
-        checks.append(Check("errors", True, f"no uncaught or console error in load + {settle_s:g}s"))
+        checks.append(Check("errors", True, f"no uncaught or console error in load + {limits.settle_s:g}s"))
     return PageResult(tuple(checks), shots)

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 import time
@@ -23,7 +24,14 @@ from tcab.atomic import write_bytes, write_text
 from tcab.errors import ValidationError
 from tcab.runtime import CollectLimits
 from tcab.settings import Settings
-from tcab.validation.browser import DEFAULT_VIEWPORT, BrowserUnavailable, View, check_page, png_size
+from tcab.validation.browser import (
+    DEFAULT_VIEWPORT,
+    BrowserLimits,
+    BrowserUnavailable,
+    View,
+    check_page,
+    png_size,
+)
 from tcab.validation.record import Check, ValidationRecord
 
 BUILD_TIMEOUT_S = 600
@@ -78,19 +86,26 @@ def _views(case) -> list[View]:
 
 
 def validate_run(settings: Settings, run_id: str, *, runtime="docker", timeout_s: float = BUILD_TIMEOUT_S,
-                 limits: CollectLimits | None = None, settle_s: float = 1.0) -> ValidationRecord:
+                 limits: CollectLimits | None = None, settle_s: float | None = None,
+                 browser: BrowserLimits | None = None) -> ValidationRecord:
     """Build and check run ``run_id``; return the record (also written to
     ``<run>/validation/validation.json``).
 
-    ``runtime`` is a backend name or a ``Runtime``. Outcomes, including the
-    engine or the browser failing (``error``), are the record's status.
-    Raises ``ValidationError`` for bad input (see ``_load_run``).
+    ``runtime`` is a backend name or a ``Runtime``; ``browser`` bounds the
+    browser check (``settle_s``, when given, overrides its ``settle_s``).
+    Outcomes, including the engine or the browser failing (``error``), are
+    the record's status.
+    Raises ``ValidationError`` for bad input (see ``_load_run``) or a limit
+    that is not finite and positive.
     """
     from tcab.catalog import case_digest
     from tcab.errors import RuntimeBackendError
     from tcab.runtime import get_runtime
     from tcab.validation.container import build_site
 
+    browser = browser or BrowserLimits()
+    if settle_s is not None:
+        browser = dataclasses.replace(browser, settle_s=settle_s)
     _, tree, case, variant = _load_run(settings, run_id)
     started = time.perf_counter()
     out_dir = settings.runs_dir / run_id / VALIDATION_DIR
@@ -105,7 +120,7 @@ def validate_run(settings: Settings, run_id: str, *, runtime="docker", timeout_s
             checks += site.checks
             log, image_digest = site.log, site.image_digest
             if site.output is not None:
-                page = check_page(site.output, _views(case), settle_s=settle_s)
+                page = check_page(site.output, _views(case), browser)
                 checks += page.checks
                 shots = page.shots
             failed = [c for c in checks if not c.ok]
