@@ -102,7 +102,8 @@ class LoadLimits:
                 raise ArenaError(f"{var}: expected a finite positive "
                                  f"{'number' if f.name == 'compile_seconds' else 'integer'}, got {text!r}") from None
             if not math.isfinite(value) or value <= 0:
-                raise ArenaError(f"{var}: expected a finite positive number, got {text!r}")
+                raise ArenaError(f"{var}: expected a finite positive "
+                                 f"{'number' if f.name == 'compile_seconds' else 'integer'}, got {text!r}")
             values[f.name] = value
         return cls(**values)
 
