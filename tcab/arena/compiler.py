@@ -54,8 +54,9 @@ class _Failed(Exception):
 
 class _Worker:
     def __init__(self, memory_bytes: int):
-        import tcab
         import wasmtime
+
+        import tcab
 
         paths = [str(Path(tcab.__file__).resolve().parents[1]), str(Path(wasmtime.__file__).resolve().parents[1])]
         boot = (f"import sys; sys.path[:0] = {paths!r}; "

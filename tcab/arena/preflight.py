@@ -128,7 +128,7 @@ class _Reader:
         """An unsigned LEB128 of at most 5 bytes whose value fits 32 bits."""
         start = self.pos
         result = shift = 0
-        for i in range(5):
+        for _ in range(5):
             b = self.byte(what)
             result |= (b & 0x7F) << shift
             if not b & 0x80:

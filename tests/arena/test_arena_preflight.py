@@ -140,7 +140,7 @@ def test_memory_exported_with_the_largest_maximum_plays(tally):
     assert record.result["seats"][0]["forfeit"]["reason"] == "memory"
 
 
-HOST_BOUND_MIB = 200
+HOST_BOUND_MIB = 128
 LOAD_CORPUS = """
 import json, resource, sys
 sys.path.insert(0, sys.argv[1])
