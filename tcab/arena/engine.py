@@ -22,6 +22,8 @@ from pathlib import Path
 
 import wasmtime
 
+from tcab.arena.compiler import compile_serialized
+from tcab.arena.preflight import LoadLimits, check_module
 from tcab.atomic import write_bytes
 
 WASM_MAGIC = b"\0asm"
@@ -79,15 +81,18 @@ class ModuleCache:
         self.compiled = 0
         self.deserialized = 0
 
-    def load(self, wasm: bytes, digest: str | None = None) -> wasmtime.Module:
+    def load(self, wasm: bytes, digest: str | None = None, limits: LoadLimits | None = None) -> wasmtime.Module:
         """Compile ``wasm`` (or reuse its cached compilation).
 
-        Raises ``NotWasm`` for bytes that are not a wasm binary (text/WAT is
-        refused too, since wasmtime would parse it) and
-        ``wasmtime.WasmtimeError`` for an invalid binary module.
+        The module is first checked against ``limits`` (default
+        ``LoadLimits.from_env()``) and compiled only in the bounded worker of
+        ``tcab.arena.compiler``. Raises ``NotWasm`` for bytes that are not a
+        wasm binary (text/WAT is refused too, since wasmtime would parse it)
+        and ``ModuleRejected`` for a module over a limit or invalid.
         """
         if not wasm.startswith(WASM_MAGIC):
             raise NotWasm("not a WebAssembly binary (missing \\0asm magic)")
+        check_module(wasm, limits or LoadLimits.from_env())
         digest = digest or sha256_hex(wasm)
         module = self._memo.get(digest)
         if module is not None:
@@ -101,10 +106,11 @@ class ModuleCache:
             except wasmtime.WasmtimeError:
                 module = None  # stale or foreign artifact: recompile below
         if module is None:
-            module = wasmtime.Module(engine, wasm)
+            serialized = compile_serialized(wasm, limits or LoadLimits.from_env())
+            module = wasmtime.Module.deserialize(engine, serialized)
             self.compiled += 1
             if path is not None:
-                write_bytes(path, module.serialize())
+                write_bytes(path, serialized)
         self._memo[digest] = module
         return module
 

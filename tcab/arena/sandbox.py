@@ -17,8 +17,10 @@ Nothing here raises for a controller's misbehaviour: every failure comes back
 as a ``Forfeit`` with one of the reasons below, because a bot's failure is
 data. Only a broken host (our bug) raises.
 
-    load        not wasm, invalid module, any import, missing/mistyped export,
-                instantiation refused
+    load        not wasm, over a load limit (``LoadLimits``: checked before
+                compiling, and the compile's own time and memory), invalid
+                module, any import, missing/mistyped export, instantiation
+                refused
     fuel        ran out of fuel (in the start function or a tick)
     memory      its memory grew past ``max_memory_bytes`` (or an exported
                 table past MAX_TABLE_ELEMENTS), checked after every call
@@ -32,12 +34,13 @@ data. Only a broken host (our bug) raises.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import orjson
 import wasmtime
 
 from tcab.arena.engine import ModuleCache, NotWasm, get_engine
+from tcab.arena.preflight import LoadLimits, ModuleRejected
 
 PAGE = 65536
 # The output of one tick is a small JSON action; anything larger is refused
@@ -62,11 +65,13 @@ class Forfeit:
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """The sandbox limits of a case: ``[sandbox]`` plus the entry's name."""
+    """The sandbox limits of a case: ``[sandbox]`` plus the entry's name, and
+    the host's load limits (``TCAB_WASM_*`` over the defaults)."""
 
     fuel_per_tick: int
     max_memory_bytes: int
     entry: str = "tick"
+    load: LoadLimits = field(default_factory=LoadLimits.from_env)
 
 
 class Controller:
@@ -91,8 +96,8 @@ class Controller:
     # -- loading ---------------------------------------------------------
     def _load(self, wasm: bytes, cache: ModuleCache, digest: str | None) -> None:
         try:
-            module = cache.load(wasm, digest)
-        except (NotWasm, wasmtime.WasmtimeError) as exc:
+            module = cache.load(wasm, digest, self.limits.load)
+        except (NotWasm, ModuleRejected, wasmtime.WasmtimeError) as exc:
             self.forfeit = Forfeit("load", _first_line(exc), 0, "load")
             return
         if module.imports:

@@ -114,4 +114,168 @@ def hostile() -> dict[str, tuple[bytes, str, str | None]]:
     out["not_wasm"] = (b"#!/bin/sh\necho this is not wasm\n", "load", "not a WebAssembly binary")
     out["wat_text"] = (b'(module (memory (export "memory") 1))', "load", "not a WebAssembly binary")
     out["truncated_wasm"] = (controller(3)[:40], "load", None)
+    out.update(compile_bombs())
     return out
+
+
+# -- compile bombs: built as bytes in the test, never committed ------------
+#
+# Each is an honest controller with something appended, so that without the
+# load limits it would compile (slowly, hugely) and then play normally. The
+# encoder below is deliberately independent of tcab.arena.preflight.
+
+def leb(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def section(sid: int, payload: bytes) -> bytes:
+    return bytes([sid]) + leb(len(payload)) + payload
+
+
+def split_sections(wasm: bytes) -> list[tuple[int, bytes]]:
+    """(id, payload) of each section of a well-formed module."""
+    out, pos = [], 8
+    while pos < len(wasm):
+        sid = wasm[pos]
+        pos += 1
+        size = shift = 0
+        while True:
+            b = wasm[pos]
+            pos += 1
+            size |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        out.append((sid, wasm[pos:pos + size]))
+        pos += size
+    return out
+
+
+def _read_count(payload: bytes) -> tuple[int, bytes]:
+    n = shift = i = 0
+    while True:
+        b = payload[i]
+        i += 1
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return n, payload[i:]
+
+
+def _vec_append(payload: bytes, items: list[bytes] | tuple[int, bytes]) -> bytes:
+    """Append items to a vector section's payload (``(count, raw bytes)`` for many)."""
+    count, rest = _read_count(payload)
+    extra_n, extra = (len(items), b"".join(items)) if isinstance(items, list) else items
+    return leb(count + extra_n) + rest + extra
+
+
+def grown(base: bytes | None = None, *, types: list[bytes] | None = None,
+          funcs: tuple[int, bytes, bytes] | None = None, replace: dict[int, bytes] | None = None,
+          tail: bytes = b"") -> bytes:
+    """``base`` (an honest controller) with types and functions appended at the
+    end of their index spaces (nothing renumbered), sections replaced, and raw
+    bytes appended. ``funcs`` is (count, function section bytes, code bytes)."""
+    base = base or controller(1)
+    parts = []
+    for sid, payload in split_sections(base):
+        if sid == 1 and types:
+            payload = _vec_append(payload, types)
+        elif sid == 3 and funcs:
+            payload = _vec_append(payload, (funcs[0], funcs[1]))
+        elif sid == 10 and funcs:
+            payload = _vec_append(payload, (funcs[0], funcs[2]))
+        if replace and sid in replace:
+            payload = replace[sid]
+        parts.append(section(sid, payload))
+    return base[:8] + b"".join(parts) + tail
+
+
+EMPTY_TYPE = b"\x60\x00\x00"  # () -> ()
+
+
+def _funcs(n: int, body: bytes, type_index: int) -> tuple[int, bytes, bytes]:
+    entry = leb(len(body)) + body
+    return n, leb(type_index) * n, entry * n
+
+
+def _types_of(wasm: bytes) -> int:
+    return next(_read_count(p)[0] for sid, p in split_sections(wasm) if sid == 1)
+
+
+def many_functions(n: int = 999_000) -> bytes:
+    """The issue's bomb: ``n`` empty functions (the honest controller's code after them)."""
+    base = controller(1)
+    return grown(base, types=[EMPTY_TYPE], funcs=_funcs(n, b"\x00\x0b", _types_of(base)))
+
+
+def function_of(code: bytes, locals_: bytes = b"\x00") -> bytes:
+    """The honest controller plus one () -> () function ``locals_ code end``."""
+    base = controller(1)
+    return grown(base, types=[EMPTY_TYPE], funcs=_funcs(1, locals_ + code + b"\x0b", _types_of(base)))
+
+
+def nested_blocks(depth: int) -> bytes:
+    return function_of(b"\x02\x40" * depth + b"\x0b" * depth)
+
+
+def big_br_table(targets: int) -> bytes:
+    # block; i32.const 0; br_table 0 0 ... 0; end
+    return function_of(b"\x02\x40\x41\x00\x0e" + leb(targets) + b"\x00" * (targets + 1) + b"\x0b")
+
+
+def many_locals(n: int) -> bytes:
+    return function_of(b"", locals_=b"\x01" + leb(n) + b"\x7f")
+
+
+def many_types(n: int) -> bytes:
+    return grown(types=[EMPTY_TYPE] * n)
+
+
+def many_nested_loops(functions: int = 4, depth: int = 20_000) -> bytes:
+    """Admitted by every declared-size limit (60 KB per body), yet Cranelift
+    needs about 9 s per body on the reference machine: only the compile
+    worker's time limit stops it."""
+    base = controller(1)
+    body = b"\x01\x01\x7f" + b"\x03\x40" * depth + b"\x20\x00\x21\x00" + b"\x0b" * depth + b"\x0b"
+    return grown(base, types=[EMPTY_TYPE], funcs=_funcs(functions, body, _types_of(base)))
+
+
+MEMORY_IMPORT = '(module (import "env" "memory" (memory 1)) (export "memory" (memory 0)) ' \
+                '(func (export "alloc") (param i32) (result i32) (i32.const 0)) ' \
+                '(func (export "tick") (param i32 i32) (result i64) (i64.const 0)))'
+
+
+def compile_bombs() -> dict[str, tuple[bytes, str, str]]:
+    """Modules that attack loading itself: name -> (bytes, "load", the detail
+    that names the limit or the defect). Built here, never committed."""
+    honest = controller(1)
+    data = dict(split_sections(honest))[11]
+    # Up to the code section (no data, no custom sections), so a cut lands in the code.
+    upto_code = honest[:8] + b"".join(section(i, p) for i, p in split_sections(honest) if i not in (0, 11))
+    return {
+        "many_functions": (many_functions(999_000), "load", "max_functions=10000"),
+        "huge_function_body": (function_of(b"\x01" * 200_000), "load", "max_function_bytes=131072"),
+        "deeply_nested_loops": (many_nested_loops(), "load", "compile_seconds="),
+        "huge_locals_count": (many_locals(0xFFFFFFFF), "load", "max_locals=10000"),
+        "many_types": (many_types(100_000), "load", "max_types=10000"),
+        "data_count_huge": (grown(replace={11: leb(0xFFFFFFFF) + data[1:4]}), "load", "max_data_segments=10000"),
+        "data_count_lie": (grown(replace={11: leb(9000) + b"\x00"}), "load", "declares 9000 entries in 3 bytes"),
+        "giant_br_table": (big_br_table(200_000), "load", "max_function_bytes=131072"),
+        "enormous_section_length": (honest + b"\x00\xf0\xff\xff\xff\x0f\x01x", "load",
+                                    "custom section declares 4294967280 bytes"),
+        "truncated_code": (upto_code[:-9], "load", "truncated module: code section declares"),
+        "leb_overflow": (honest + b"\x00\x80\x80\x80\x80\x80\x00", "load", "LEB128 longer than 5 bytes"),
+        "custom_section_flood": (honest + section(0, b"\x00") * 5000, "load", "max_custom_sections=1000"),
+        "repeated_section": (honest + section(1, b"\x00"), "load", "out of order or repeated"),
+        "component_binary": (b"\0asm\x0d\x00\x01\x00", "load", "not a core module"),
+        "two_memories": (wasmtime.wat2wasm(controller_wat(1, extra="(memory 1)")), "load", "max_memories=1"),
+        "memory_import": (wasmtime.wat2wasm(MEMORY_IMPORT), "load", "import-free"),
+    }

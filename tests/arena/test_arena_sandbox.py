@@ -16,6 +16,13 @@ from tcab.arena.sandbox import FORFEIT_REASONS, Controller, Limits
 HOSTILE = hostile()
 
 
+@pytest.fixture(autouse=True)
+def short_compile_limit(monkeypatch):
+    """The compile bomb that only the worker's clock stops (deeply_nested_loops)
+    costs 3 s instead of the default 20; honest modules compile in ~0.1 s."""
+    monkeypatch.setenv("TCAB_WASM_COMPILE_SECONDS", "3")
+
+
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 @pytest.mark.parametrize("seat", [0, 1])
 def test_hostile_module_forfeits_with_precise_reason(tally, name, seat):
@@ -29,7 +36,9 @@ def test_hostile_module_forfeits_with_precise_reason(tally, name, seat):
     assert bad["forfeit"]["reason"] == reason, bad["forfeit"]
     assert reason in FORFEIT_REASONS
     if detail is not None:
-        assert detail in bad["forfeit"]["detail"]
+        assert detail in bad["forfeit"]["detail"], bad["forfeit"]
+    if reason == "load":
+        assert bad["forfeit"]["phase"] == "load" and bad["forfeit"]["tick"] == 0
     assert record.result["winner"] == 1 - seat
     assert record.result["reason"] == "forfeit"
     verdict = verify_replay(record.replay, tally.rules_path, tally.action_schema)
