@@ -148,16 +148,14 @@ def tournament_inputs(ctx: SweepContext, t: TournamentSpec) -> dict[str, str]:
     return {"entrants": sha, "game": game_inputs(case, case.variant(t.variant), ctx.cache), "entry": t.entry_digest}
 
 
-def _drop_damaged(ctx: SweepContext, t: TournamentSpec, digests: dict) -> list[str]:
+def _drop_damaged(ctx: SweepContext, digests: dict) -> list[str]:
     """Remove the replays (relative path -> recorded SHA-256) whose bytes are not
-    what was recorded, and say so: the arena replays a match whose replay is
-    missing, where it would reuse a cached match whose replay is damaged."""
+    what was recorded: the arena plays a match whose replay is missing again,
+    where it would reuse a cached match whose replay is damaged."""
     dropped = []
     for rel, sha in digests.items():
         path = ctx.settings.root / rel
         if path.exists() and ctx.cache.sha256(path) != sha:
-            print(f"tcab: tournament:{t.name}: {rel}: damaged replay (its SHA-256 is not the recorded one); "
-                  "its match is played again", file=sys.stderr, flush=True)
             path.unlink()
             dropped.append(rel)
     return dropped
@@ -180,7 +178,8 @@ def play_tournament(ctx: SweepContext, t: TournamentSpec) -> bool:
         return True
     old = ctx.cache.target(record)
     if old is not None:
-        _drop_damaged(ctx, t, old.get("requires") or {})
+        # Already named on stderr by keys.keyed, as what made the task stale.
+        _drop_damaged(ctx, old.get("requires") or {})
     doc = _record_doc(ctx, ctx.tournament_dir(t) / "entrants.json", f"entrants of {t.name}")
     field = tuple(
         Entrant(e["name"], e["sha256"], None if e["module"] is None else ctx.settings.root / e["module"])
@@ -190,7 +189,10 @@ def play_tournament(ctx: SweepContext, t: TournamentSpec) -> bool:
     # The arena's own record of each replay's digest (real tournaments): a
     # replay damaged behind a cached match is dropped and its match replayed.
     known = result.pop("replay_sha256", None)
-    if known and _drop_damaged(ctx, t, known):
+    dropped = _drop_damaged(ctx, known) if known else []
+    if dropped:
+        print(f"tcab: tournament:{t.name}: {len(dropped)} damaged replays ({', '.join(dropped[:3])}"
+              f"{', ...' if len(dropped) > 3 else ''}): their matches are played again", file=sys.stderr, flush=True)
         result = _play(ctx, t, field)
         result.pop("replay_sha256", None)
     digests = {}

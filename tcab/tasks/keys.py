@@ -120,24 +120,31 @@ class FileDigests:
 
     def indexed_requirements(self, requires: list) -> str | None:
         """Why the required files of an index entry are not as recorded, or None."""
+        problems = []
         for where, sha, mtime, size in requires:
             try:
                 st = os.stat(where)
             except OSError:
-                return f"{where} is missing"
+                problems.append(f"{self._rel(where)} is missing")
+                continue
             if sha is not None and (st.st_mtime_ns != mtime or st.st_size != size) and self.sha256(where) != sha:
-                return f"{where} changed since it was recorded"
-        return None
+                problems.append(f"{self._rel(where)} {_CHANGED}")
+        return _joined(problems)
 
     def requirements(self, doc: Mapping[str, Any]) -> str | None:
         """Why the files a whole target requires are not as it recorded them, or None."""
+        problems = []
         for rel, sha in (doc.get("requires") or {}).items():
             where = os.path.join(self.root, rel)
             if not os.path.exists(where):
-                return f"{rel} is missing"
-            if sha is not None and self.sha256(where) != sha:
-                return f"{rel} changed since it was recorded"
-        return None
+                problems.append(f"{rel} is missing")
+            elif sha is not None and self.sha256(where) != sha:
+                problems.append(f"{rel} {_CHANGED}")
+        return _joined(problems)
+
+    def _rel(self, where: str) -> str:
+        prefix = self.root.rstrip("/") + "/"
+        return where[len(prefix):] if where.startswith(prefix) else where
 
     @staticmethod
     def _stat_key(path: Path | str) -> tuple[str, int, int] | None:
@@ -222,6 +229,17 @@ class FileDigests:
         if key not in self._trees:
             self._trees[key] = compute(path)
         return self._trees[key]
+
+
+_CHANGED = "changed since it was recorded (damaged: its SHA-256 is not the recorded one)"
+
+
+def _joined(problems: list[str], shown: int = 3) -> str | None:
+    """One line: the first few problems and how many more (a tournament has many replays)."""
+    if not problems:
+        return None
+    more = f"; and {len(problems) - shown} more" if len(problems) > shown else ""
+    return "; ".join(problems[:shown]) + more
 
 
 def _stamp_of(doc: Mapping[str, Any]) -> str:
