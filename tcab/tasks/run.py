@@ -28,7 +28,7 @@ from tcab.results.lookup import recorded_run
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import KEPT_STATUSES, RunOutcome, RunRequest
 from tcab.tasks.inputs import solution_inputs
-from tcab.tasks.keys import fresh, write_target
+from tcab.tasks.keys import write_target
 from tcab.tasks.seed import prompt_task_name
 
 
@@ -80,9 +80,12 @@ def claim_path(record: str) -> Path:
 
 
 def _claim(ctx: SweepContext, path: Path) -> dict | None:
-    doc = ctx.cache.json(path) if path.exists() else None
-    if isinstance(doc, dict) and isinstance(doc.get("run_id"), str) and isinstance(doc.get("inputs"), dict):
-        return doc
+    """The claim at ``path``; else a ``.pending`` file of an older tcab (the same
+    document, written before a run and removed after it), read as pending."""
+    for where, state in ((path, None), (path.with_suffix(".pending"), "pending")):
+        doc = ctx.cache.json(where) if where.exists() else None
+        if isinstance(doc, dict) and isinstance(doc.get("run_id"), str) and isinstance(doc.get("inputs"), dict):
+            return doc if state is None else {**doc, "state": state}
     return None
 
 
@@ -172,6 +175,7 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
         )
     if outcome.status not in KEPT_STATUSES:
         claim.unlink(missing_ok=True)
+        claim.with_suffix(".pending").unlink(missing_ok=True)
         return TaskFailed(f"run {spec.name} ended {outcome.status} ({outcome.run_id}): {outcome.detail}")
     run_dir = ctx.rel(outcome.run_dir)
     write_target(
@@ -189,6 +193,7 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
         requires={f"{run_dir}/run.json": None},
     )
     _write_claim(claim, inputs, outcome.run_id, "recorded")
+    claim.with_suffix(".pending").unlink(missing_ok=True)
     return True
 
 

@@ -24,11 +24,11 @@ from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import RunOutcome
 from tcab.tasks.inputs import validation_inputs
 from tcab.tasks.keys import fresh, write_target
+from tcab.tasks.run import run_task_name
 
 # Where tcab.validation writes validation.json inside a run's folder (not
 # imported from there: doit list must not pay for the browser stack).
 VALIDATION_DIR = "validation"
-from tcab.tasks.run import run_task_name
 
 
 def validation_record(ctx: SweepContext, spec: RunSpec) -> str:

@@ -196,3 +196,30 @@ def test_every_damage_at_once(project, capfd):
     assert f"sweep small: {len(expected)} ran, {25 - len(expected)} up to date, 0 failed" in out
     code, ran, _ = project.doit()
     assert code == 0 and ran == set()
+
+
+def test_the_real_replay_check_reads_damaged_replays_as_failed_verifications(tmp_path):
+    """What the replay task of a real sweep does with a truncated, bombed or missing
+    replay: a failed verification naming the file (the task fails with it), no traceback."""
+    from sweep_project import FIXTURES
+
+    from tcab.catalog import load_catalog
+    from tcab.tasks.real import verify_replays
+
+    case = load_catalog(FIXTURES / "catalog").resolve("duel", "v1.0.0")
+    truncated, bomb = tmp_path / "truncated.json.gz", tmp_path / "bomb.json.gz"
+    whole = gzip.compress(b'{"format": "tcab-replay/1"}' * 100, mtime=0)
+    truncated.write_bytes(whole[: len(whole) // 2])
+    _bomb(bomb)
+    verdicts = verify_replays(case, "base", [truncated, bomb, tmp_path / "gone.json.gz"])
+    assert [v["ok"] for v in verdicts] == [False, False, False]
+    assert "truncated" in verdicts[0]["problems"][0] and str(truncated) in verdicts[0]["problems"][0]
+    assert "decompresses to more than" in verdicts[1]["problems"][0]
+    assert "cannot read" in verdicts[2]["problems"][0]
+
+
+def test_the_validation_folder_is_where_validation_writes():
+    from tcab.tasks.validate import VALIDATION_DIR
+    from tcab.validation.validate import VALIDATION_DIR as WRITTEN
+
+    assert VALIDATION_DIR == WRITTEN
