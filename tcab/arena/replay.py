@@ -16,6 +16,7 @@ and compares the result and the final state digest.
 from __future__ import annotations
 
 import gzip
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,22 +39,102 @@ def write_replay(path: Path | str, doc: dict) -> None:
     write_bytes(path, encode_replay(doc))
 
 
-def read_replay(path: Path | str) -> dict:
-    """Load a replay file. Raises ``ReplayError`` naming the file if it is
-    not gzip JSON in our format."""
-    path = Path(path)
+# The most a replay may decompress to. A capture match of 1,500 ticks is
+# well under 1 MiB; the bound stops a gzip bomb (a few MB on disk, gigabytes
+# inflated) before it is held in memory. ``tcab replay verify --max-bytes``.
+DEFAULT_MAX_REPLAY_BYTES = 64 * 1024 * 1024
+
+# The shape verify_replay relies on; anything else is refused by name, never
+# met later as a KeyError or TypeError in the middle of a re-simulation.
+_SHAPE = {
+    "type": "object",
+    "required": ["format", "header", "ticks", "forfeits", "result", "final_digest"],
+    "properties": {
+        "header": {
+            "type": "object",
+            "required": ["case", "version", "variant", "seats", "params", "seed", "timestep_ms", "max_ticks"],
+            "properties": {
+                "case": {"type": "string"}, "version": {"type": "string"}, "variant": {"type": "string"},
+                "seats": {"type": "array", "minItems": 1},
+                "params": {"type": "object"},
+                "seed": {"type": "integer"},
+                "timestep_ms": {"type": "number"},
+                "max_ticks": {"type": "integer", "minimum": 0},
+            },
+        },
+        "ticks": {"type": "array", "items": {"type": "array"}},
+        "forfeits": {"type": "array", "items": {
+            "type": "object", "required": ["seat", "tick", "reason", "detail"],
+            "properties": {"seat": {"type": "integer", "minimum": 0}, "tick": {"type": "integer"},
+                           "reason": {"type": "string"}},
+        }},
+        "result": {"type": "object"},
+        "final_digest": {"type": "string"},
+    },
+}
+_check_shape = None
+
+
+def _shape_problem(doc: dict) -> str | None:
+    global _check_shape
+    if _check_shape is None:
+        _check_shape = fastjsonschema.compile(_SHAPE)
     try:
-        data = gzip.decompress(path.read_bytes())
-        doc = orjson.loads(data)
-    except OSError as exc:
+        _check_shape(doc)
+    except fastjsonschema.JsonSchemaException as exc:
+        return exc.message
+    if any(f["seat"] >= len(doc["header"]["seats"]) for f in doc["forfeits"]):
+        return "a forfeit names a seat the header does not have"
+    return None
+
+
+def _limit(max_bytes) -> int:
+    """``max_bytes`` as a positive int (None: the default); ValueError naming it otherwise."""
+    if max_bytes is None:
+        return DEFAULT_MAX_REPLAY_BYTES
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0:
+        raise ValueError(f"max_bytes: expected a positive whole number of bytes, got {max_bytes!r}")
+    return max_bytes
+
+
+def _inflate(path: Path, limit: int) -> bytes:
+    """The decompressed bytes of ``path``, read in steps and never more than ``limit`` of them."""
+    try:
+        with open(path, "rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as gz:
+            data = gz.read(limit + 1)
+            if len(data) > limit:
+                raise ReplayError(f"{path}: decompresses to more than {limit} bytes "
+                                  "(a replay this large is refused; see --max-bytes)")
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        raise ReplayError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except EOFError as exc:
+        # Not "interrupted": click would take an EOFError for Ctrl-D.
+        raise ReplayError(f"{path}: truncated: the gzip stream ends early") from exc
+    except (OSError, zlib.error) as exc:
         raise ReplayError(f"{path}: not a readable gzip file: {exc}") from exc
+    return data
+
+
+def read_replay(path: Path | str, *, max_bytes: int | None = None) -> dict:
+    """Load a replay file, decompressing at most ``max_bytes`` (default
+    DEFAULT_MAX_REPLAY_BYTES). Raises ``ReplayError`` naming the file if it
+    is missing, truncated, not gzip, larger than that, not JSON, or not a
+    replay of our format and shape; ``ValueError`` for a bad ``max_bytes``."""
+    path = Path(path)
+    data = _inflate(path, _limit(max_bytes))
+    try:
+        doc = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise ReplayError(f"{path}: not JSON inside the gzip: {exc}") from exc
     if not isinstance(doc, dict) or doc.get("format") != REPLAY_FORMAT:
-        raise ReplayError(f"{path}: format: expected {REPLAY_FORMAT!r}, got {doc.get('format') if isinstance(doc, dict) else doc!r}")
+        found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+        raise ReplayError(f"{path}: format: expected {REPLAY_FORMAT!r}, got {str(found)[:80]!r}")
     for key in ("header", "ticks", "forfeits", "result", "final_digest"):
         if key not in doc:
             raise ReplayError(f"{path}: missing key {key!r}")
+    problem = _shape_problem(doc)
+    if problem is not None:
+        raise ReplayError(f"{path}: not a replay of this shape: {problem}")
     return doc
 
 

@@ -232,11 +232,15 @@ def replay():
 @click.option("--rules", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Rules module to use instead of the case's (for games outside the catalog).")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=None,
+              help="Refuse a replay that decompresses to more than this many bytes "
+                   "(default 64 MiB: a gzip bomb is refused, not inflated).")
 @click.pass_obj
-def verify(settings: Settings, file: Path, rules: Path | None, as_json: bool):
+def verify(settings: Settings, file: Path, rules: Path | None, as_json: bool, max_bytes: int | None):
     """Re-simulate FILE with the rules module only (no wasm) and check that
     it reproduces the recorded result and final state digest. Exit 0 if it
-    does, 1 if it does not, 2 if the file or its case is unusable.
+    does, 1 if it does not, 2 if the file or its case is unusable (missing,
+    truncated, not gzip, too large when decompressed, not a replay).
 
     \b
     Example:
@@ -244,7 +248,7 @@ def verify(settings: Settings, file: Path, rules: Path | None, as_json: bool):
     """
     from tcab.arena.replay import read_replay, verify_replay
 
-    doc = read_replay(file)
+    doc = read_replay(file, max_bytes=max_bytes)
     header = doc["header"]
     action_schema = None
     problems: list[str] = []

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,17 +29,17 @@ from tcab.tasks.run import run_task_name
 
 
 def _record_doc(ctx: SweepContext, path: Path, what: str) -> dict:
-    doc = ctx.cache.json(path)
-    if not isinstance(doc, dict):
-        raise KeyError(f"{what} not built")
+    doc = ctx.cache.target(path)
+    if doc is None:
+        raise KeyError(f"{what} not built (or its record is damaged)")
     return doc
 
 
 def _write_build(ctx: SweepContext, record: Path, inputs: dict, out: BuildOutcome) -> bool:
+    module = None if out.module is None else ctx.rel(out.module)
     write_target(record, inputs, {
-        "ok": out.ok, "sha256": out.sha256,
-        "module": None if out.module is None else ctx.rel(out.module), "detail": out.detail,
-    })
+        "ok": out.ok, "sha256": out.sha256, "module": module, "detail": out.detail,
+    }, requires=None if module is None else {module: out.sha256})
     return True
 
 
@@ -147,21 +148,60 @@ def tournament_inputs(ctx: SweepContext, t: TournamentSpec) -> dict[str, str]:
     return {"entrants": sha, "game": game_inputs(case, case.variant(t.variant), ctx.cache), "entry": t.entry_digest}
 
 
+def _drop_damaged(ctx: SweepContext, digests: dict) -> list[str]:
+    """Remove the replays (relative path -> recorded SHA-256) whose bytes are not
+    what was recorded: the arena plays a match whose replay is missing again,
+    where it would reuse a cached match whose replay is damaged."""
+    dropped = []
+    for rel, sha in digests.items():
+        path = ctx.settings.root / rel
+        if path.exists() and ctx.cache.sha256(path) != sha:
+            path.unlink()
+            dropped.append(rel)
+    return dropped
+
+
+def _play(ctx: SweepContext, t: TournamentSpec, field: tuple) -> dict:
+    return ctx.executors.tournament(
+        TournamentRequest(t, ctx.case(t.case, t.version), field, ctx.tournament_dir(t), ctx.settings,
+                          jobs=ctx.sweep.plan.parallelism)
+    )
+
+
 def play_tournament(ctx: SweepContext, t: TournamentSpec) -> bool:
+    """Play the field and write standings.json, which requires every replay with
+    its SHA-256: a replay damaged later makes the tournament stale, and the
+    redo plays that match again."""
     inputs = tournament_inputs(ctx, t)
     record = ctx.tournament_dir(t) / "standings.json"
     if fresh(record, inputs, ctx.cache) is not None:
         return True
+    old = ctx.cache.target(record)
+    if old is not None:
+        # Already named on stderr by keys.keyed, as what made the task stale.
+        _drop_damaged(ctx, old.get("requires") or {})
     doc = _record_doc(ctx, ctx.tournament_dir(t) / "entrants.json", f"entrants of {t.name}")
     field = tuple(
         Entrant(e["name"], e["sha256"], None if e["module"] is None else ctx.settings.root / e["module"])
         for e in doc["entrants"]
     )
-    result = ctx.executors.tournament(
-        TournamentRequest(t, ctx.case(t.case, t.version), field, ctx.tournament_dir(t), ctx.settings,
-                          jobs=ctx.sweep.plan.parallelism)
-    )
-    write_target(record, inputs, {"tournament": t.name, "case": t.case_path, **result})
+    result = _play(ctx, t, field)
+    # The arena's own record of each replay's digest (real tournaments): a
+    # replay damaged behind a cached match is dropped and its match replayed.
+    known = result.pop("replay_sha256", None)
+    dropped = _drop_damaged(ctx, known) if known else []
+    if dropped:
+        print(f"tcab: tournament:{t.name}: {len(dropped)} damaged replays ({', '.join(dropped[:3])}"
+              f"{', ...' if len(dropped) > 3 else ''}): their matches are played again", file=sys.stderr, flush=True)
+        result = _play(ctx, t, field)
+        result.pop("replay_sha256", None)
+    digests = {}
+    for rel in result.get("match_replays", []):
+        sha = ctx.cache.sha256(ctx.settings.root / rel)
+        if sha is None:
+            return TaskFailed(f"tournament {t.name}: replay {rel} was not written")
+        digests[rel] = sha
+    write_target(record, inputs, {"tournament": t.name, "case": t.case_path, **result}, requires=digests)
     return True
 
 

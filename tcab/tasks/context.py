@@ -28,6 +28,10 @@ class SweepContext:
     _memo: dict = field(default_factory=dict)
     fresh: dict = field(default_factory=dict)  # task name -> up to date when dodo.py loaded
 
+    def __post_init__(self) -> None:
+        # Targets name the files they require relative to the project root.
+        self.cache.root = str(self.settings.root)
+
     def settle(self, name: str, deps: list[str], check, *, keep_deps: bool = False) -> tuple[list, list]:
         """``(uptodate, task_dep)`` of the task ``name``, decided when dodo.py loads.
 
@@ -60,7 +64,7 @@ class SweepContext:
                                          keep_deps=keep_deps)
         built = {
             "basename": basename,
-            "actions": [(keyed, (action, *args))],
+            "actions": [(keyed, (action, *args), {"task_name": task, "record": self.rel(record), "cache": self.cache})],
             "task_dep": task_dep,
             "clean": True,
             "targets": [self.rel(record)],
@@ -73,14 +77,15 @@ class SweepContext:
         return built
 
     def settled_json(self, path: Path | str, task: str):
-        """The record ``path`` of ``task``; read once per sweep when ``task`` was
-        fresh at load time (then it cannot change during the sweep), else
-        through the stat-checked cache (it may be rewritten mid-sweep)."""
+        """The record ``path`` of ``task`` if whole (None if absent or damaged); read
+        once per sweep when ``task`` was fresh at load time (then it cannot
+        change during the sweep), else through the stat-checked cache (it may
+        be rewritten mid-sweep)."""
         if not self.fresh.get(task, False):
-            return self.cache.json(path)
+            return self.cache.target(path)
         key = ("settled", str(path))
         if key not in self._memo:
-            self._memo[key] = self.cache.json(path)
+            self._memo[key] = self.cache.target(path)
         return self._memo[key]
 
     def recall(self, key: tuple):

@@ -14,6 +14,16 @@ restores ``build/`` is up to date on any machine (digests, not times).
 which inputs changed, so ``doit info TASK`` answers "why will this re-run".
 :class:`FileDigests` caches what checks read, and the stat index lets a
 no-op sweep check 10,000 targets with a stat each.
+
+Targets are verified on read: a target that does not parse, is not a keyed
+document, or whose ``stamp`` (the SHA-256 of the rest of the document) does
+not match its content is *damaged* and counts as stale, with a reason
+(:meth:`FileDigests.read_target`). A target may also name files its work
+lives in (``requires``: path relative to the project root -> SHA-256, or
+None when only presence matters: a run's folder, a tournament's replays);
+one of them missing or changed makes the target stale too. Both checks run
+only when a file's stat differs from the stat index, so a no-op sweep still
+hashes nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ import hashlib
 import inspect
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -43,13 +54,16 @@ class FileDigests:
     keyed targets (they carry their own ``stamp``).
     """
 
-    __slots__ = ("_sha", "_json", "_trees", "_index")
+    __slots__ = ("_sha", "_json", "_targets", "_trees", "_index", "root")
 
-    def __init__(self) -> None:
+    def __init__(self, root: Path | str = ".") -> None:
         self._sha: dict[tuple[str, int, int], str] = {}
         self._json: dict[tuple[str, int, int], Any] = {}
+        self._targets: dict[tuple[str, int, int], tuple[dict | None, str | None]] = {}
         self._trees: dict[str, str] = {}
         self._index: dict[str, list] = {}
+        # What the relative paths of a target's ``requires`` are relative to.
+        self.root = str(root)
 
     # ---- the stat index: a cache of (mtime_ns, size) -> key, stamp of keyed targets
 
@@ -65,24 +79,72 @@ class FileDigests:
             self._index = found
 
     def indexed(self, path: str, st: os.stat_result) -> list | None:
-        """``[mtime_ns, size, key, stamp]`` of ``path`` if the index has it with this stat."""
+        """``[mtime_ns, size, key, stamp(, requires)]`` of ``path`` if the index has it with
+        this stat; ``requires`` is a list of ``[absolute path, sha256 or None, mtime_ns, size]``."""
         entry = self._index.get(path)
         if entry is not None and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
             return entry
         return None
 
     def write_index(self, path: Path | str, targets: list[str]) -> None:
-        """Index ``targets`` (keyed targets that exist) by their current stat, atomically."""
+        """Index ``targets`` (whole keyed targets that exist) by their current stat, atomically.
+
+        A target's required files are indexed with the stat they have now when
+        their content is what the target recorded (hashed here, once), so that
+        a later check stats them and hashes nothing.
+        """
         index = {}
         for target in targets:
             try:
                 st = os.stat(target)
             except FileNotFoundError:
                 continue
-            doc = self.json(target, st)
-            if isinstance(doc, dict) and "key" in doc:
-                index[target] = [st.st_mtime_ns, st.st_size, doc["key"], doc.get("stamp")]
+            doc = self.target(target, st)
+            if doc is None:
+                continue
+            entry = [st.st_mtime_ns, st.st_size, doc["key"], doc["stamp"]]
+            if doc.get("requires"):
+                entry.append([self._indexed_requirement(rel, sha) for rel, sha in doc["requires"].items()])
+            index[target] = entry
         atomic.write_text(path, json.dumps(index, separators=(",", ":")))
+
+    def _indexed_requirement(self, rel: str, sha: str | None) -> list:
+        where = os.path.join(self.root, rel)
+        try:
+            st = os.stat(where)
+        except OSError:
+            return [where, sha, -1, -1]  # missing now: the check will say so
+        if sha is not None and self.sha256(where) != sha:
+            return [where, sha, -1, -1]  # changed now: never matches a stat
+        return [where, sha, st.st_mtime_ns, st.st_size]
+
+    def indexed_requirements(self, requires: list) -> str | None:
+        """Why the required files of an index entry are not as recorded, or None."""
+        problems = []
+        for where, sha, mtime, size in requires:
+            try:
+                st = os.stat(where)
+            except OSError:
+                problems.append(f"{self._rel(where)} is missing")
+                continue
+            if sha is not None and (st.st_mtime_ns != mtime or st.st_size != size) and self.sha256(where) != sha:
+                problems.append(f"{self._rel(where)} {_CHANGED}")
+        return _joined(problems)
+
+    def requirements(self, doc: Mapping[str, Any]) -> str | None:
+        """Why the files a whole target requires are not as it recorded them, or None."""
+        problems = []
+        for rel, sha in (doc.get("requires") or {}).items():
+            where = os.path.join(self.root, rel)
+            if not os.path.exists(where):
+                problems.append(f"{rel} is missing")
+            elif sha is not None and self.sha256(where) != sha:
+                problems.append(f"{rel} {_CHANGED}")
+        return _joined(problems)
+
+    def _rel(self, where: str) -> str:
+        prefix = self.root.rstrip("/") + "/"
+        return where[len(prefix):] if where.startswith(prefix) else where
 
     @staticmethod
     def _stat_key(path: Path | str) -> tuple[str, int, int] | None:
@@ -99,8 +161,12 @@ class FileDigests:
             return None
         found = self._sha.get(key)
         if found is None:
+            digest = hashlib.sha256()
             with open(key[0], "rb") as fh:
-                found = self._sha[key] = hashlib.sha256(fh.read()).hexdigest()
+                # In blocks: a required file (a replay) may be hostile and large.
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(block)
+            found = self._sha[key] = digest.hexdigest()
         return found
 
     def json(self, path: Path | str, st: os.stat_result | None = None) -> Any | None:
@@ -125,12 +191,37 @@ class FileDigests:
         self._json[key] = doc
         return doc
 
+    def read_target(self, path: Path | str, st: os.stat_result | None = None) -> tuple[dict | None, str | None]:
+        """``(document, None)`` for a whole keyed target, ``(None, why)`` for a damaged
+        one (truncated, garbled, edited: its stamp no longer matches), ``(None, None)``
+        when there is none. Verified once per stat of the file."""
+        if st is None:
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                return None, None
+        key = (path if isinstance(path, str) else str(path), st.st_mtime_ns, st.st_size)
+        found = self._targets.get(key)
+        if found is None:
+            found = self._targets[key] = _verified(self.json(path, st), key[0])
+        return found
+
+    def target(self, path: Path | str, st: os.stat_result | None = None) -> dict | None:
+        """The keyed target at ``path`` if it exists and is whole, else None."""
+        return self.read_target(path, st)[0]
+
+    def problem(self, path: Path | str) -> str | None:
+        """Why an existing target cannot be used as it is (damaged, or a file it
+        requires missing or changed); None when it is whole or absent."""
+        doc, damage = self.read_target(path)
+        if damage is not None:
+            return damage
+        return None if doc is None else self.requirements(doc)
+
     def stamp(self, path: Path | str) -> str | None:
-        """The content identity of a keyed target (its ``stamp``), else its SHA-256."""
-        doc = self.json(path)
-        if isinstance(doc, dict) and isinstance(doc.get("stamp"), str):
-            return doc["stamp"]
-        return self.sha256(path)
+        """The content identity of a whole keyed target (its ``stamp``); None if absent or damaged."""
+        doc = self.target(path)
+        return None if doc is None else doc["stamp"]
 
     def tree(self, path: Path, compute: Callable[[Path], str]) -> str:
         """A folder digest, computed once per process (inputs do not change mid-sweep)."""
@@ -140,6 +231,40 @@ class FileDigests:
         return self._trees[key]
 
 
+_CHANGED = "changed since it was recorded (damaged: its SHA-256 is not the recorded one)"
+
+
+def _joined(problems: list[str], shown: int = 3) -> str | None:
+    """One line: the first few problems and how many more (a tournament has many replays)."""
+    if not problems:
+        return None
+    more = f"; and {len(problems) - shown} more" if len(problems) > shown else ""
+    return "; ".join(problems[:shown]) + more
+
+
+def _stamp_of(doc: Mapping[str, Any]) -> str:
+    """SHA-256 of a keyed document without its ``stamp`` (how write_target computes it)."""
+    body = {k: v for k, v in doc.items() if k != "stamp"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _verified(doc: Any, where: str) -> tuple[dict | None, str | None]:
+    """``(doc, None)`` when ``doc`` is a whole keyed target, else ``(None, why)``."""
+    if doc is None:
+        # FileDigests.json found it unreadable or not JSON.
+        return None, "damaged: not JSON (truncated or garbled)"
+    if not isinstance(doc, dict) or not isinstance(doc.get("inputs"), dict) \
+            or not isinstance(doc.get("key"), str) or not isinstance(doc.get("stamp"), str):
+        return None, "damaged: not a keyed target (no key, inputs or stamp)"
+    requires = doc.get("requires")
+    if requires is not None and not (isinstance(requires, dict) and all(
+            isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in requires.items())):
+        return None, "damaged: requires is not a map of paths to digests"
+    if _stamp_of(doc) != doc["stamp"]:
+        return None, "damaged: its content does not match its stamp (edited or garbled)"
+    return doc, None
+
+
 def inputs_digest(inputs: Inputs) -> str:
     """SHA-256 of ``name=digest`` lines in name order (names and digests hold no newline).
     Cheaper than canonical JSON: every check of a no-op sweep computes one."""
@@ -147,14 +272,22 @@ def inputs_digest(inputs: Inputs) -> str:
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
-def write_target(path: Path, inputs: Inputs, payload: Mapping[str, Any]) -> dict[str, Any]:
+def write_target(path: Path | str, inputs: Inputs, payload: Mapping[str, Any],
+                 requires: Mapping[str, str | None] | None = None) -> dict[str, Any]:
     """Write a keyed target atomically: ``{"key", "inputs", "stamp", **payload}``; return it.
 
     ``stamp`` is the SHA-256 of the rest of the document, so a reader knows
-    the content's identity without hashing the file.
+    the content's identity without hashing the file, and can tell a damaged
+    target from a whole one. ``requires`` (path relative to the project root
+    -> SHA-256, or None for "must exist") names the files the task's work
+    lives in; the target is stale when one is missing or changed.
     """
     doc = {"key": inputs_digest(inputs), "inputs": dict(sorted(inputs.items())), **payload}
-    doc["stamp"] = hashlib.sha256(json.dumps(doc, sort_keys=True).encode("utf-8")).hexdigest()
+    if requires:
+        doc["requires"] = dict(sorted(requires.items()))
+    # Stamped as a reader will see it (JSON turns tuples into lists, keys into strings).
+    doc = json.loads(json.dumps(doc))
+    doc["stamp"] = _stamp_of(doc)
     atomic.write_text(path, json.dumps(doc, indent=2, sort_keys=True) + "\n")
     return doc
 
@@ -189,22 +322,34 @@ def key_check(target: Path, inputs: Callable[[], Inputs], cache: FileDigests) ->
             check.__qualname__ = f"inputs[{where}: target missing]"
             return False
         entry = cache.indexed(where, st)
-        known = entry[2] if entry is not None else None
         try:
             now = inputs()
         except (KeyError, FileNotFoundError, TcabError) as exc:
             # Stale; the action computes the inputs again and reports the error.
             check.__qualname__ = f"inputs[{where}: input unavailable: {exc}]"
             return False
-        # The target is unchanged since the last manifest noted its key.
-        if known is not None and known == inputs_digest(now):
-            return True
+        # The target is unchanged since the last manifest noted its key (and
+        # verified it): its required files are statted, nothing is read.
+        if entry is not None and entry[2] == inputs_digest(now):
+            if len(entry) < 5:
+                return True
+            why = cache.indexed_requirements(entry[4])
+            if why is None:
+                return True
+            check.__qualname__ = f"inputs[{where}: {why}]"
+            return False
         # Otherwise the target itself says (inputs as data: the key is their digest).
-        doc = cache.json(where, st)
-        if isinstance(doc, dict) and doc.get("inputs") == now:
-            return True
-        doc = cache.json(where)
-        was = (doc.get("inputs") if isinstance(doc, dict) else None) or {}
+        doc, damage = cache.read_target(where, st)
+        if damage is not None:
+            check.__qualname__ = f"inputs[{where}: {damage}]"
+            return False
+        if doc["inputs"] == now:
+            why = cache.requirements(doc)
+            if why is None:
+                return True
+            check.__qualname__ = f"inputs[{where}: {why}]"
+            return False
+        was = doc["inputs"]
         changed = sorted(k for k in now.keys() | was.keys() if now.get(k) != was.get(k))
         check.__qualname__ = f"inputs[{where}: changed {', '.join(changed) or 'key'}]"
         return False
@@ -225,20 +370,32 @@ def _check_signature() -> inspect.Signature:
 _CHECK_SIGNATURE = _check_signature()
 
 
-def fresh(target: Path, inputs: Inputs, cache: FileDigests) -> dict[str, Any] | None:
-    """The target document if it already holds exactly ``inputs``, else None.
+def fresh(target: Path | str, inputs: Inputs, cache: FileDigests) -> dict[str, Any] | None:
+    """The target document if it is whole, holds exactly ``inputs`` and the files
+    it requires are as it recorded them; else None.
 
     Actions call this first, so a task that doit re-executes after losing its
     state (SIGKILL) finds its finished work and does not redo it.
     """
-    doc = cache.json(target)
-    if isinstance(doc, dict) and doc.get("inputs") == dict(inputs):
+    doc = cache.target(target)
+    if doc is not None and doc["inputs"] == dict(inputs) and cache.requirements(doc) is None:
         return doc
     return None
 
 
-def keyed(action: Callable[..., Any], *args: Any) -> Any:
-    """Run ``action(*args)``, turning a TcabError into a task failure with its message."""
+def keyed(action: Callable[..., Any], *args: Any, task_name: str | None = None, record: str | None = None,
+          cache: FileDigests | None = None) -> Any:
+    """Run ``action(*args)``, turning a TcabError into a task failure with its message.
+
+    When the task's target ``record`` exists but cannot be used (damaged, or
+    a file it requires is gone), one line on stderr names the task, the
+    target and why, before the task is redone. (Not ``task``/``targets``:
+    doit fills parameters of those names itself.)
+    """
+    if record is not None and cache is not None:
+        why = cache.problem(os.path.join(cache.root, record))
+        if why is not None:
+            print(f"tcab: {task_name}: {record}: {why}; the task is redone", file=sys.stderr, flush=True)
     try:
         result = action(*args)
     except TcabError as exc:

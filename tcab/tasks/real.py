@@ -145,6 +145,9 @@ def tournament(request: TournamentRequest) -> dict[str, Any]:
         "excluded": excluded,
         "replays": _rel(settings, settings.results_dir / "replays"),
         "match_replays": sorted({_rel(settings, Path(m["replay"])) for m in result.matches}),
+        # What the arena recorded of each replay: the task checks the files against it.
+        "replay_sha256": {_rel(settings, Path(m["replay"])): m["replay_sha256"]
+                          for m in result.matches if m.get("replay_sha256")},
         "standings": [
             {"name": result.contestants[s.player].label, "sha256": result.contestants[s.player].sha256,
              "played": s.played, "wins": s.wins, "draws": s.draws, "losses": s.losses,

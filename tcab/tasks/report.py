@@ -47,9 +47,9 @@ def _stamps(ctx: SweepContext) -> dict[str, str]:
         if entry is not None and entry[3]:
             digests[name] = entry[3]
         else:
-            doc = ctx.cache.json(path, st)
-            stamp = doc.get("stamp") if isinstance(doc, dict) else None
-            digests[name] = stamp if isinstance(stamp, str) else (ctx.cache.sha256(path) or "missing")
+            doc = ctx.cache.target(path, st)
+            # A damaged record is stale: its task redoes it before the manifest.
+            digests[name] = "damaged" if doc is None else doc["stamp"]
     return digests
 
 
@@ -63,8 +63,8 @@ def write_manifest(ctx: SweepContext) -> bool:
     if fresh(ctx.manifest, inputs, ctx.cache) is None:
         entries = {}
         for name, path in _records(ctx).items():
-            doc = ctx.cache.json(path)
-            entries[name] = None if not isinstance(doc, dict) else {
+            doc = ctx.cache.target(path)
+            entries[name] = None if doc is None else {
                 "record": ctx.rel(path), "stamp": digests[name],
                 **{k: doc[k] for k in ("run_id", "status", "run_dir", "ok", "sha256", "detail") if k in doc},
             }

@@ -7,7 +7,8 @@ target ``results/sweep/runs/<name>.json`` points at the run's own folder
 ``results/runs/<run-id>/`` and repeats its status. Outcomes the harness is
 responsible for (completed, harness_error, timed_out, hung) are kept;
 ``infrastructure`` and ``canceled`` are not results, so the task fails and
-the next sweep tries again.
+the next sweep tries again. The target requires the run folder's
+``run.json``: a run whose folder is gone is redone (see :func:`do_run`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import datetime
 import json
 import secrets
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,7 +28,7 @@ from tcab.results.lookup import recorded_run
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import KEPT_STATUSES, RunOutcome, RunRequest
 from tcab.tasks.inputs import solution_inputs
-from tcab.tasks.keys import fresh, write_target
+from tcab.tasks.keys import write_target
 from tcab.tasks.seed import prompt_task_name
 
 
@@ -72,39 +74,93 @@ def _new_run_id(spec: RunSpec) -> str:
     return f"{now}-{spec.case}-{spec.variant}-{spec.harness}-{secrets.token_hex(3)}"
 
 
-def _adoptable(ctx: SweepContext, pending: Path, inputs: dict[str, str]) -> RunOutcome | None:
-    """The run a killed sweep finished but never marked done: the run id was
-    written to ``pending`` before it started, and results.db holds its row
-    (the row is the lifecycle's last write, after run.json)."""
-    doc = ctx.cache.json(pending) if pending.exists() else None
-    if not isinstance(doc, dict) or doc.get("inputs") != inputs:
-        return None
-    row = recorded_run(ctx.settings.results_db, doc["run_id"])
-    if row is None or row["status"] not in KEPT_STATUSES:
-        return None
-    run_dir = Path(row["run_dir"] or ctx.settings.runs_dir / row["id"])
-    if not run_dir.is_absolute():
-        run_dir = ctx.settings.results_dir / run_dir
-    return RunOutcome(row["id"], row["status"], run_dir, row["artifact_digest"], row["status_detail"] or "")
+def claim_path(record: str) -> Path:
+    """Where a run task notes which run its plan entry owns (``<record>.claim``)."""
+    return Path(record).with_suffix(".claim")
+
+
+def _claim(ctx: SweepContext, path: Path) -> dict | None:
+    """The claim at ``path``; else a ``.pending`` file of an older tcab (the same
+    document, written before a run and removed after it), read as pending."""
+    for where, state in ((path, None), (path.with_suffix(".pending"), "pending")):
+        doc = ctx.cache.json(where) if where.exists() else None
+        if isinstance(doc, dict) and isinstance(doc.get("run_id"), str) and isinstance(doc.get("inputs"), dict):
+            return doc if state is None else {**doc, "state": state}
+    return None
+
+
+def _write_claim(path: Path, inputs: dict[str, str], run_id: str, state: str) -> None:
+    atomic.write_text(path, json.dumps({"inputs": inputs, "run_id": run_id, "state": state}, sort_keys=True))
+
+
+def _run_folder(ctx: SweepContext, run_id: str, row: dict | None) -> Path:
+    run_dir = Path(row["run_dir"]) if row is not None and row.get("run_dir") else ctx.settings.runs_dir / run_id
+    return run_dir if run_dir.is_absolute() else ctx.settings.results_dir / run_dir
+
+
+def _resume(ctx: SweepContext, run_id: str) -> tuple[RunOutcome | None, str | None]:
+    """What to do with the run ``run_id`` that this plan entry owns (same inputs).
+
+    ``(outcome, None)``: adopt it: results.db holds its row with a kept status
+    and its folder holds ``run.json`` (the lifecycle writes run.json, then the
+    row). ``(None, run_id)``: its folder is gone: redo the run under the same
+    id, so that its row (and its build and validation rows) is replaced, not
+    doubled. ``(None, None)``: do a new run (never recorded, not a result, or
+    a folder left half-made).
+    """
+    row = recorded_run(ctx.settings.results_db, run_id)
+    folder = _run_folder(ctx, run_id, row)
+    if (folder / "run.json").is_file():
+        if row is None or row["status"] not in KEPT_STATUSES:
+            return None, None
+        return RunOutcome(row["id"], row["status"], folder, row["artifact_digest"], row["status_detail"] or ""), None
+    if row is not None and row["status"] in KEPT_STATUSES and not folder.exists():
+        return None, run_id
+    return None, None
+
+
+def _say(spec: RunSpec, text: str) -> None:
+    print(f"tcab: {run_task_name(spec)}: {text}", file=sys.stderr, flush=True)
 
 
 def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
     """Perform the run unless a finished one with the same inputs is recorded.
 
-    The run id is written to a pending file before the run starts. A sweep
-    killed after the run reached results.db but before its target was
-    written adopts that run on resume instead of doing it again, so the
-    database never holds two runs for one plan entry.
+    The run id is claimed (``<record>.claim``, state ``pending``) before the
+    run starts and the claim is marked ``recorded`` after the target. So:
+
+    - a sweep killed after the run reached results.db but before its target
+      was written adopts that run on resume instead of doing it again;
+    - a damaged target (truncated, garbled) adopts the run its claim names
+      the same way: the database never holds two runs for one plan entry;
+    - a target whose run folder is gone redoes the run under the same run id,
+      which replaces its row;
+    - a target the user deleted (``doit clean``: the claim is ``recorded``)
+      means "forget it": a new run, the old one stays as history.
     """
     inputs = run_inputs(ctx, spec)
     record = ctx.run_record(spec)
-    if fresh(record, inputs, ctx.cache) is not None:
-        return True
-    pending = Path(record).with_suffix(".pending")
-    outcome = _adoptable(ctx, pending, inputs)
-    if outcome is None:
-        run_id = _new_run_id(spec)
-        atomic.write_text(pending, json.dumps({"inputs": inputs, "run_id": run_id}, sort_keys=True))
+    claim = claim_path(record)
+    doc, damage = ctx.cache.read_target(record)
+    outcome, run_id = None, None
+    if doc is not None and doc["inputs"] == inputs:
+        if ctx.cache.requirements(doc) is None:
+            return True
+        outcome, run_id = _resume(ctx, doc["run_id"])
+    else:
+        owned = _claim(ctx, claim)
+        if owned is not None and owned["inputs"] == inputs and (owned.get("state") == "pending" or damage):
+            outcome, run_id = _resume(ctx, owned["run_id"])
+    if outcome is not None:
+        _say(spec, f"adopted the recorded run {outcome.run_id} (not run again)")
+    else:
+        if run_id is not None:
+            _say(spec, f"redoing the run under its id {run_id} (its results.db row is replaced)")
+        run_id = run_id or _new_run_id(spec)
+        # The target goes first and comes back last: a redo that fails leaves
+        # no target that could pass for the run it replaced.
+        Path(record).unlink(missing_ok=True)
+        _write_claim(claim, inputs, run_id, "pending")
         case = ctx.case(spec.case, spec.version)
         outcome = ctx.executors.run(
             RunRequest(
@@ -118,21 +174,26 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
             )
         )
     if outcome.status not in KEPT_STATUSES:
-        pending.unlink(missing_ok=True)
+        claim.unlink(missing_ok=True)
+        claim.with_suffix(".pending").unlink(missing_ok=True)
         return TaskFailed(f"run {spec.name} ended {outcome.status} ({outcome.run_id}): {outcome.detail}")
+    run_dir = ctx.rel(outcome.run_dir)
     write_target(
         record,
         inputs,
         {
             "run_id": outcome.run_id,
             "status": outcome.status,
-            "run_dir": ctx.rel(outcome.run_dir),
+            "run_dir": run_dir,
             "artifact_digest": outcome.artifact_digest,
             "case": spec.case, "version": spec.version, "variant": spec.variant,
             "harness": spec.harness, "model": spec.model, "repeat": spec.repeat,
         },
+        # A run whose folder is gone is redone (see above).
+        requires={f"{run_dir}/run.json": None},
     )
-    pending.unlink(missing_ok=True)
+    _write_claim(claim, inputs, outcome.run_id, "recorded")
+    claim.with_suffix(".pending").unlink(missing_ok=True)
     return True
 
 

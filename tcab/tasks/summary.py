@@ -21,7 +21,7 @@ def summary_lines(ctx: SweepContext, ran: int, uptodate: int, failed: int) -> li
     else:
         lines = [f"sweep {name}: {ran} ran, {uptodate} up to date, {failed} failed"]
     for t in ctx.sweep.tournaments:
-        doc = ctx.cache.json(ctx.tournament_dir(t) / "standings.json")
+        doc = ctx.cache.target(ctx.tournament_dir(t) / "standings.json")
         if not isinstance(doc, dict):
             continue
         lines.append(f"standings of {t.name} ({t.case_path}, {t.rounds} rounds, seed {t.seed}):")
@@ -32,7 +32,7 @@ def summary_lines(ctx: SweepContext, ran: int, uptodate: int, failed: int) -> li
                 f"  {s['rating']:7.1f} [{s['ci_low']:.1f}, {s['ci_high']:.1f}]"
             )
         replays = doc.get("match_replays") or []
-        verified = ctx.cache.json(ctx.tournament_dir(t) / "replays.json")
+        verified = ctx.cache.target(ctx.tournament_dir(t) / "replays.json")
         checked = f", {verified['verified']} verified" if isinstance(verified, dict) else ""
         where = ctx.rel(ctx.settings.results_dir / "replays")
         lines.append(f"  {len(replays)} replays in {where}/{checked}  (tcab replay verify FILE)")

@@ -26,6 +26,10 @@ from tcab.tasks.inputs import validation_inputs
 from tcab.tasks.keys import fresh, write_target
 from tcab.tasks.run import run_task_name
 
+# Where tcab.validation writes validation.json inside a run's folder (not
+# imported from there: doit list must not pay for the browser stack).
+VALIDATION_DIR = "validation"
+
 
 def validation_record(ctx: SweepContext, spec: RunSpec) -> str:
     """A string, not a Path, built once: asked for on every check of a no-op sweep."""
@@ -49,9 +53,9 @@ def _run_stamp(ctx: SweepContext, spec: RunSpec) -> str:
     entry = ctx.cache.indexed(path, st)
     if entry is not None and entry[3]:
         return entry[3]
-    doc = ctx.cache.json(path, st)
-    if not isinstance(doc, dict) or not isinstance(doc.get("stamp"), str):
-        raise KeyError(f"run {spec.name} not recorded")
+    doc = ctx.cache.target(path, st)
+    if doc is None:
+        raise KeyError(f"run {spec.name} not recorded (or its record is damaged)")
     return doc["stamp"]
 
 
@@ -84,12 +88,18 @@ def do_validate(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
     record = validation_record(ctx, spec)
     if fresh(record, inputs, ctx.cache) is not None:
         return True
-    run = ctx.cache.json(ctx.run_record(spec))
+    run = ctx.cache.target(ctx.run_record(spec))
+    if run is None:
+        raise KeyError(f"run {spec.name} not recorded (or its record is damaged)")
     outcome = RunOutcome(run["run_id"], run["status"], ctx.settings.root / run["run_dir"], run.get("artifact_digest"))
     result = ctx.executors.validate(ctx.case(spec.case, spec.version), outcome, ctx.settings)
     if result.status == "error":
         return TaskFailed(f"validation of {spec.name} ({outcome.run_id}) could not run: {result.detail}")
-    write_target(Path(record), inputs, {"run_id": outcome.run_id, "status": result.status, "detail": result.detail})
+    # validation.json lives in the run's folder: a run redone after its folder
+    # was lost (same run id, maybe the same tree) is validated again.
+    report = ctx.rel(outcome.run_dir / VALIDATION_DIR / "validation.json")
+    write_target(Path(record), inputs, {"run_id": outcome.run_id, "status": result.status, "detail": result.detail},
+                 requires={report: None})
     return True
 
 

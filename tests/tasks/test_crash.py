@@ -99,4 +99,7 @@ def test_kill_after_the_row_before_the_target_adopts_the_run_on_resume(project):
     finally:
         conn.close()
     assert rows == [(target["run_id"],)]
-    assert not list(project.path("results/sweep/runs").rglob("*.pending"))
+    # Every plan entry's claim now names its recorded run (none is left pending).
+    claims = {c: json.loads(c.read_text()) for c in project.path("results/sweep/runs").rglob("*.claim")}
+    assert len(claims) == 6 and {c["state"] for c in claims.values()} == {"recorded"}
+    assert claims[project.path(f"results/sweep/runs/{victim}.claim")]["run_id"] == target["run_id"]
