@@ -36,10 +36,12 @@ def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, s
     Example:
       tcab validate 20250101-120000-lights-out-classic-reference-a1b2c3
     """
+    from tcab.cli.runref import open_run
     from tcab.results import open_db, record_validation
     from tcab.validation import validate_run
 
-    record = validate_run(settings, run_id, runtime=runtime_name, timeout_s=timeout, settle_s=settle)
+    case, run = open_run(settings, run_id)
+    record = validate_run(settings, case, run, runtime=runtime_name, timeout_s=timeout, settle_s=settle)
     db = open_db(settings.results_db)
     try:
         record_validation(db, record.row())
@@ -54,7 +56,7 @@ def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, s
         colour = "green" if record.passed else "red"
         click.secho(f"{record.status}: {run_id} ({record.duration_s:.1f}s) - {record.detail}", fg=colour)
         for shot in record.screenshots:
-            click.echo(f"screenshot: {settings.runs_dir / run_id / shot}")
+            click.echo(f"screenshot: {run.run_dir / shot}")
         if not record.passed and record.build_log:
             click.echo(record.build_log, err=True)
     if not record.passed:

@@ -11,12 +11,12 @@ from arena_support import TALLY
 
 from tcab.arena.build import build_baseline, build_run
 from tcab.arena.engine import sha256_hex
-from tcab.arena.resolve import resolve_case
+from tcab.arena.resolve import resolve_game
 from tcab.errors import ArenaError
 
 
 def test_baseline_builds_on_the_host_and_is_cached(settings):
-    case = resolve_case(settings, "tally")[0]
+    case = resolve_game(settings, "tally")[0]
     first = build_baseline(settings, case, "three")
     assert first.status == "ok" and first.module == settings.build_dir / "wasm" / f"{first.sha256}.wasm"
     assert sha256_hex(first.module.read_bytes()) == first.sha256 and first.size == first.module.stat().st_size
