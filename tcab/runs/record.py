@@ -273,9 +273,10 @@ def _read_bounded(path: Path, max_bytes: int) -> bytes:
         raise RunError(f"{path}: no run record (not a run folder, or the run is still going)") from None
     except OSError as exc:
         raise RunError(f"{path}: cannot open the run record ({exc.strerror or exc})") from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise RunError(f"{path}: the run record is not a regular file")
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise RunError(f"{path}: the run record is not a regular file")
         data = fh.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise RunError(f"{path}: the run record is over the {max_bytes}-byte cap")
