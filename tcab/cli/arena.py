@@ -1,5 +1,10 @@
 """``tcab match``, ``tcab tournament``, ``tcab replay verify`` and ``tcab build``:
-the arena's commands (docs/arena.md)."""
+the arena's commands (docs/arena.md).
+
+The imports inside the commands are slow ones (wasmtime, docker-py, rich),
+taken when a command runs so that ``tcab --help`` does not pay for them;
+there is no import cycle to break here.
+"""
 
 from __future__ import annotations
 

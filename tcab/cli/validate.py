@@ -1,5 +1,9 @@
 """``tcab validate RUN_ID``: build an end-to-end run's tree in a container and
-check the page in headless Chromium (docs/validation.md)."""
+check the page in headless Chromium (docs/validation.md).
+
+The imports inside the command are slow ones (Playwright, docker-py), taken
+when it runs; there is no import cycle to break here.
+"""
 
 from __future__ import annotations
 
