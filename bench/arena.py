@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from tcab.arena.build import build_baseline  # noqa: E402
 from tcab.arena.engine import ModuleCache, get_engine  # noqa: E402
 from tcab.arena.match import Entrant, play_match  # noqa: E402
-from tcab.arena.resolve import resolve_case  # noqa: E402
+from tcab.arena.resolve import resolve_game  # noqa: E402
 from tcab.arena.rules import Rules  # noqa: E402
 from tcab.arena.simulation import Simulation  # noqa: E402
 from tcab.arena.tournament import Contestant, run_tournament  # noqa: E402
@@ -105,7 +105,7 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     tmp = Path(tempfile.mkdtemp(prefix="tcab-bench-arena-"))
     settings = Settings.from_env(tmp, env={"TCAB_CATALOG": str(ROOT / "test-cases")})
-    case, _, spec = resolve_case(settings, "capture")
+    case, _, spec = resolve_game(settings, "capture")
     names = ["random", "rush", "guard"]
     built = {n: build_baseline(settings, case, n) for n in names}
     for n, b in built.items():

@@ -62,14 +62,14 @@ def tcab_run(env: dict) -> float:
 
 
 def in_process(env: dict) -> float:
-    from tcab.cli.catalog import resolve_case
+    from tcab.catalog import resolve_case
     from tcab.harnesses import load_harness
     from tcab.runs import RunOptions, execute_run
     from tcab.settings import Settings
 
     settings = Settings.from_env(ROOT, env)
     t0 = time.perf_counter()
-    case = resolve_case(settings, CASE, None)
+    case = resolve_case(settings.catalog_dir, CASE)
     record = execute_run(settings, case, case.variant(None), load_harness(settings.harnesses_dir, "noop"),
                          RunOptions())
     assert record.status == "completed", record.status_detail

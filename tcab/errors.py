@@ -7,10 +7,12 @@
     ├── RuntimeBackendError       the container engine itself failed (daemon gone, pull failed)
     │   └── ImageNotFound         an image is neither local nor pullable
     ├── HarnessError              a harness definition is wrong
+    ├── RunError                  a run folder is unknown or its run.json unreadable
     ├── ArenaError                a case's game or contract is unusable (our bug, not a bot's)
     ├── ReplayError               a replay is unreadable or does not reproduce its result
     ├── PlanError                 benchmark.yaml is wrong
-    └── ResultsError              results.db is unusable (newer schema, corrupt)
+    ├── ResultsError              results.db is unusable (newer schema, corrupt)
+    └── ValidationError           a run cannot be validated (not end-to-end, no tree)
 
 Outcomes are not exceptions: a harness's non-zero exit, a timeout, a bot's
 forfeit are data recorded in results. Only failures of tcab or of the
@@ -66,6 +68,10 @@ class ImageNotFound(RuntimeBackendError):
 
 class HarnessError(TcabError):
     """A harness definition is missing or invalid."""
+
+
+class RunError(TcabError):
+    """A run cannot be read: no such run id, or a missing or garbled ``run.json``."""
 
 
 class ArenaError(TcabError):

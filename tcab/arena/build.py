@@ -2,11 +2,12 @@
 
 Two paths, one record shape (``BuildRecord``, a row of ``builds``):
 
-- ``build_run(settings, run_id)``: a submission. The run's collected tree
+- ``build_run(settings, case, run)``: a submission. The run's collected tree
   (``results/runs/<run-id>/work/``) is untrusted, so the case's ``[build]``
   ``install`` then ``build`` run inside the ``test-cabinet-adversarial``
-  image through the runtime, each bounded by ``BUILD_TIMEOUT_S`` (enforced
-  in the container), and only the ``[build].module`` file is copied out.
+  image (:func:`tcab.runtime.build_in_container`), each bounded by
+  ``timeout_s`` (default ``BUILD_TIMEOUT_S``, enforced in the container),
+  and only the ``[build].module`` file is read out.
 - ``build_baseline(settings, case, name)``: a baseline shipped with the case
   (``[game].baselines/<name>/``) is trusted and built on the host with the
   same commands, ``python3``/``zig`` resolved from this interpreter.
@@ -31,13 +32,21 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from tcab.arena.engine import sha256_hex
+from tcab.arena.engine import MAX_MODULE_BYTES, sha256_hex
 from tcab.atomic import write_bytes, write_text
-from tcab.errors import ArenaError
+from tcab.catalog import Build, CaseVersion, case_digest, tree_digest
+from tcab.errors import ArenaError, RuntimeBackendError
+from tcab.runs.record import RunRecord
+from tcab.runtime import (
+    BuildLimits,
+    ImageInfo,
+    Runtime,
+    build_in_container,
+    get_runtime,
+    resolve_image,
+)
+from tcab.runtime.build import BUILD_LOG_TAIL, BUILD_TIMEOUT_S
 from tcab.settings import Settings
-
-BUILD_TIMEOUT_S = 600
-LOG_TAIL = 4000
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +78,12 @@ class BuildRecord:
 
 
 def _tree_digest(*folders: Path | None, extra: str = "") -> str:
-    from tcab.catalog import tree_digest
-
     parts = [tree_digest(f) if f is not None and f.is_dir() else "-" for f in folders]
     return sha256_hex(("\n".join(parts) + "\n" + extra).encode())
+
+
+def _recipe(build: Build) -> str:
+    return f"{build.install}\n{build.build}\n{build.module}"
 
 
 def _cached(settings: Settings, key: str, source_digest: str) -> BuildRecord | None:
@@ -104,60 +115,68 @@ def _store_module(settings: Settings, data: bytes) -> tuple[Path, str]:
 
 
 def _tail(text: str) -> str:
-    return text[-LOG_TAIL:]
+    return text[-BUILD_LOG_TAIL:]
 
 
-def _case_build(case):
+def _case_build(case: CaseVersion) -> Build:
     build = case.build
     if build is None or not build.module:
         raise ArenaError(f"{case.manifest}: [build] with install, build and module is required to build controllers")
     return build
 
 
-def build_baseline(settings: Settings, case, name: str) -> BuildRecord:
-    """Build the baseline ``name`` of ``case`` on the host (trusted code).
+# ---- baselines: trusted, on the host
 
-    Raises ``ArenaError`` for a case without baselines or an unknown name.
-    """
-    from tcab.catalog import case_digest
-
-    build = _case_build(case)
+def _baseline_dir(case: CaseVersion, name: str) -> Path:
     if case.game is None or not case.game.baselines:
         raise ArenaError(f"{case.manifest}: [game].baselines is not set; no baseline {name!r}")
     root = case.path(case.game.baselines)
     known = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     if name not in known:
         raise ArenaError(f"baseline:{name}: unknown baseline of {case.ref} (known: {', '.join(known) or 'none'})")
+    return root / name
+
+
+def build_baseline(settings: Settings, case: CaseVersion, name: str) -> BuildRecord:
+    """Build the baseline ``name`` of ``case`` on the host (trusted code).
+
+    Raises ``ArenaError`` for a case without baselines or an unknown name.
+    """
+    build = _case_build(case)
+    source_dir = _baseline_dir(case, name)
     workspace = case.workspace_for(case.variant(None))
     ws = case.path(workspace) if workspace else None
-    source = f"baseline:{case.slug}@{case.version}/{name}"
     key = f"baseline-{case.slug}-{case.version}-{name}"
-    digest = _tree_digest(ws, root / name, extra=f"{build.install}\n{build.build}\n{build.module}")
+    digest = _tree_digest(ws, source_dir, extra=_recipe(build))
     found = _cached(settings, key, digest)
     if found is not None:
         return found
-    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
+    status, log, data = _host_build(settings, ws, source_dir, build)
+    path, sha = _store_module(settings, data) if data is not None else (None, None)
+    record = BuildRecord(f"baseline:{case.ref}/{name}", case.slug, case.version, case_digest(case), status,
+                         path, sha, None if data is None else len(data), _tail(log), digest,
+                         time.perf_counter() - started)
+    if status == "ok":
+        _save(settings, key, record)
+    return record
+
+
+def _host_build(settings: Settings, ws: Path | None, source_dir: Path, build: Build) -> tuple[str, str, bytes | None]:
+    """(status, log, module bytes when ok) of the baseline laid over the workspace."""
+    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tcab-build-", dir=settings.tmp_dir) as tmp:
         tree = Path(tmp) / "work"
         if ws is not None and ws.is_dir():
             shutil.copytree(ws, tree, symlinks=True)
-        shutil.copytree(root / name, tree, symlinks=True, dirs_exist_ok=True)
+        shutil.copytree(source_dir, tree, symlinks=True, dirs_exist_ok=True)
         status, log = _host_commands(tree, [build.install, build.build])
+        if status != "ok":
+            return status, log, None
         module = tree / build.module
-        path = sha = size = None
-        if status == "ok":
-            if module.is_file():
-                data = module.read_bytes()
-                path, sha = _store_module(settings, data)
-                size = len(data)
-            else:
-                status, log = "failed", log + f"\n[build].module {build.module} was not produced"
-    record = BuildRecord(source, case.slug, case.version, case_digest(case), status, path, sha, size,
-                         _tail(log), digest, time.perf_counter() - started)
-    if status == "ok":
-        _save(settings, key, record)
-    return record
+        if not module.is_file():
+            return "failed", log + f"\n[build].module {build.module} was not produced", None
+        return "ok", log, module.read_bytes()
 
 
 def _host_commands(tree: Path, commands: list[str]) -> tuple[str, str]:
@@ -187,100 +206,63 @@ def _host_commands(tree: Path, commands: list[str]) -> tuple[str, str]:
     return "ok", "\n".join(log)
 
 
-MAX_MODULE_BYTES = 64 * 1024 * 1024
+# ---- runs: untrusted, in a container
+
+def _check_run(case: CaseVersion, run: RunRecord) -> None:
+    if (run.case_slug, run.case_version) != (case.slug, case.version):
+        raise ArenaError(f"run {run.id} is a run of {run.case_slug}@{run.case_version}, not of {case.ref}")
+    if case.type != "adversarial":
+        raise ArenaError(f"{case.manifest}: {case.slug} is a {case.type} case; "
+                         f"only adversarial runs build a controller (validate it with `tcab validate {run.id}`)")
+    if not run.has_tree():
+        raise ArenaError(f"{run.tree}: run {run.id} has no collected tree to build")
 
 
-def build_run(settings: Settings, run_id: str, *, runtime: str = "docker",
+def build_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runtime: str | Runtime = "docker",
               timeout_s: float = BUILD_TIMEOUT_S) -> BuildRecord:
-    """Build the controller of run ``run_id`` inside the adversarial image.
+    """Build the controller of ``run`` (a run of ``case``) inside the adversarial image.
 
-    The outcome of the build (ok, failed, timed_out, or infrastructure when
-    the engine itself failed) is data in the record. Raises ``ArenaError``
-    for a run that does not exist, has no collected tree, or whose case is
-    not adversarial.
+    ``runtime`` is a backend name or a ``Runtime``. The outcome of the build
+    (ok, failed, timed_out, or infrastructure when the engine itself failed)
+    is data in the record. Raises ``ArenaError`` for a run of another case,
+    a case that is not adversarial or has no ``[build].module``, or a run
+    without a collected tree.
     """
-    from tcab.arena.resolve import resolve_case
-    from tcab.catalog import case_digest
-    from tcab.errors import RuntimeBackendError
-    from tcab.runtime import ContainerSpec, ExecOptions, get_runtime, resolve_image
-
-    run_dir = settings.runs_dir / run_id
-    try:
-        run = json.loads((run_dir / "run.json").read_text())
-        subject = run["subject"]
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ArenaError(f"{run_dir / 'run.json'}: not a readable run record ({exc})") from exc
-    tree = run_dir / run.get("artifact", {}).get("path", "work")
-    if not tree.is_dir():
-        raise ArenaError(f"{tree}: run {run_id} has no collected tree to build")
-    case, _, _ = resolve_case(settings, f"{subject['case']}@{subject['version']}", subject.get("variant"))
+    _check_run(case, run)
     build = _case_build(case)
-    digest = _tree_digest(tree, extra=f"{build.install}\n{build.build}\n{build.module}")
-    key = f"run-{run_id}"
+    limits = BuildLimits(timeout_s=timeout_s)
+    digest = _tree_digest(run.tree, extra=_recipe(build))
+    key = f"run-{run.id}"
     found = _cached(settings, key, digest)
     if found is not None:
         return found
     started = time.perf_counter()
-    log: list[str] = []
-    status, path, sha, size, image_ref, image_digest = "infrastructure", None, None, None, None, None
-    try:
-        rt = get_runtime(runtime)
-        image = rt.ensure_image(resolve_image("adversarial"))
-        image_ref, image_digest = image.ref, image.digest
-        cid = rt.start(ContainerSpec(image=image.ref, run_id=f"build-{run_id}",
-                                     memory_bytes=4 * 1024**3, pids_limit=1024))
-        try:
-            rt.copy_in(cid, tree)
-            status = "ok"
-            for command in (build.install, build.build):
-                log.append(f"$ {command}")
-                res = rt.exec(cid, ["sh", "-c", command], ExecOptions(timeout_s=timeout_s, idle_timeout_s=timeout_s))
-                log.append(res.output)
-                if res.end != "exited":
-                    status = "timed_out"
-                    log.append(f"{res.end} after {res.duration_s:.0f}s (limit {timeout_s:.0f}s)")
-                    break
-                if res.exit_code != 0:
-                    status = "failed"
-                    log.append(f"exit code {res.exit_code}")
-                    break
-            if status == "ok":
-                data = _read_module(rt, cid, build.module)
-                if data is None:
-                    status = "failed"
-                    log.append(f"[build].module {build.module} was not produced (or is not a regular file "
-                               f"under {MAX_MODULE_BYTES} bytes)")
-                else:
-                    path, sha = _store_module(settings, data)
-                    size = len(data)
-        finally:
-            rt.remove(cid)
-    except RuntimeBackendError as exc:
-        status = "infrastructure"
-        log.append(f"runtime: {exc}")
-    record = BuildRecord(run_id, case.slug, case.version, case_digest(case), status, path, sha, size,
-                         _tail("\n".join(log)), digest, time.perf_counter() - started,
-                         image_ref, image_digest)
+    status, log, data, image = _container_build(runtime, run, build, limits)
+    path, sha = _store_module(settings, data) if data is not None else (None, None)
+    record = BuildRecord(run.id, case.slug, case.version, case_digest(case), status, path, sha,
+                         None if data is None else len(data), log, digest, time.perf_counter() - started,
+                         image.ref if image else None, image.digest if image else None)
     if status == "ok":
         _save(settings, key, record)
     return record
 
 
-def _read_module(rt, cid: str, module: str) -> bytes | None:
-    """The module file from the container: one regular file, size-capped.
-    Only the bytes are taken; nothing the build wrote touches the host tree."""
-    import tarfile
-
-    from tcab.errors import RuntimeBackendError
-
+def _container_build(runtime: str | Runtime, run: RunRecord, build: Build,
+                     limits: BuildLimits) -> tuple[str, str, bytes | None, ImageInfo | None]:
+    """(status, log tail, module bytes when ok, image used) of the run's tree built in a container."""
+    image = None
     try:
-        stream = rt.open_archive(cid, f"/work/{module}")
-    except RuntimeBackendError:
-        return None
-    with stream, tarfile.open(fileobj=stream, mode="r|") as tar:
-        for member in tar:
-            if member.isfile() and member.size <= MAX_MODULE_BYTES:
-                fh = tar.extractfile(member)
-                return fh.read() if fh is not None else None
-            return None
-    return None
+        rt = get_runtime(runtime) if isinstance(runtime, str) else runtime
+        image = rt.ensure_image(resolve_image("adversarial"))
+        steps = [("install", build.install), ("build", build.build)]
+        with build_in_container(rt, image, run.tree, steps, name=f"build-{run.id}", limits=limits) as box:
+            if box.failure is not None:
+                return ("timed_out" if box.failure.killed else "failed"), box.log, None, image
+            data = box.read_file(build.module, MAX_MODULE_BYTES)
+            if data is None:
+                box.note(f"[build].module {build.module} was not produced (or is not a regular file "
+                         f"under {MAX_MODULE_BYTES} bytes)")
+                return "failed", box.log, None, image
+            return "ok", box.log, data, image
+    except RuntimeBackendError as exc:
+        return "infrastructure", _tail(f"runtime: {exc}"), None, image

@@ -27,6 +27,10 @@ from tcab.arena.preflight import LoadLimits, check_module
 from tcab.atomic import write_bytes
 
 WASM_MAGIC = b"\0asm"
+# A controller is a small program; a module file larger than this is refused
+# before it is read (a match, a contestant, a build's output), so a huge file
+# cannot fill the host's memory.
+MAX_MODULE_BYTES = 64 * 1024 * 1024
 # A few hundred KiB of wasm stack is plenty for a game controller; a bigger
 # stack only makes a hostile recursion slower to trap.
 MAX_WASM_STACK = 512 * 1024

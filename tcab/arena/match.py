@@ -15,17 +15,13 @@ from pathlib import Path
 import fastjsonschema
 import orjson
 
-from tcab.arena.engine import ModuleCache, sha256_hex
+from tcab.arena.engine import MAX_MODULE_BYTES, ModuleCache, sha256_hex
 from tcab.arena.game import GameSpec, Schemas
 from tcab.arena.replay import REPLAY_FORMAT
 from tcab.arena.rules import Rules
 from tcab.arena.sandbox import Controller, Forfeit
 from tcab.arena.simulation import Simulation
 from tcab.errors import ArenaError
-
-# A controller is a small program; a module file larger than this is refused
-# before it is read, so a huge file cannot fill the host's memory.
-MAX_MODULE_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,30 +7,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tcab.arena.engine import sha256_hex
+from tcab.arena.build import build_baseline
+from tcab.arena.engine import MAX_MODULE_BYTES, sha256_hex
 from tcab.arena.game import GameSpec
 from tcab.arena.tournament import Contestant
+from tcab.catalog import CaseVersion, Variant
+from tcab.catalog import resolve_case as resolve_catalog_case
 from tcab.errors import ArenaError
 from tcab.settings import Settings
 
 
-def resolve_case(settings: Settings, ref: str, variant: str | None = None):
+def resolve_game(settings: Settings, ref: str, variant: str | None = None) -> tuple[CaseVersion, Variant, GameSpec]:
     """``slug`` or ``slug@vX.Y.Z`` -> (CaseVersion, Variant, GameSpec).
 
-    Raises ``CatalogError`` for an unknown case, version or variant and
-    ``ArenaError`` for a case that is not adversarial.
+    Raises ``CatalogError`` for an unknown case, version or variant (see
+    :func:`tcab.catalog.resolve_case`) and ``ArenaError`` for a case that is
+    not adversarial.
     """
-    from tcab.catalog import scan_catalog
-    from tcab.errors import CatalogError
-
-    slug, _, version = ref.partition("@")
-    # A scan, not a strict load: a broken neighbour case must not stop this one.
-    catalog, problems = scan_catalog(settings.catalog_dir)
-    try:
-        case = catalog.resolve(slug, version or None)
-    except CatalogError as exc:
-        mine = [p for p in problems if f"/{slug}/" in p.path]
-        raise CatalogError(mine + exc.problems if mine else exc.problems) from None
+    case = resolve_catalog_case(settings.catalog_dir, ref)
     if case.type != "adversarial":
         raise ArenaError(f"{case.manifest}: {case.slug} is a {case.type} case; matches need an adversarial one")
     var = case.variant(variant)
@@ -48,8 +42,6 @@ def resolve_module(settings: Settings, arg: str, case=None, label: str | None = 
     if arg.startswith("baseline:"):
         if case is None:
             raise ArenaError(f"{arg}: a baseline needs a case")
-        from tcab.arena.build import build_baseline
-
         name = arg.split(":", 1)[1]
         record = build_baseline(settings, case, name)
         if builds is not None:
@@ -57,8 +49,6 @@ def resolve_module(settings: Settings, arg: str, case=None, label: str | None = 
         if record.status != "ok" or record.module is None:
             raise ArenaError(f"{arg}: the baseline did not build ({record.status}):\n{record.log_excerpt}")
         return Contestant(label or f"baseline/{name}", record.module, record.sha256)
-    from tcab.arena.match import MAX_MODULE_BYTES
-
     path = Path(arg)
     if not path.is_file():
         raise ArenaError(f"{arg}: no such module file (give a .wasm path or baseline:<name>)")

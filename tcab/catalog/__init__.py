@@ -4,6 +4,7 @@ Public API::
 
     catalog = load_catalog(settings.catalog_dir)   # raises CatalogError(all problems)
     case = catalog.resolve("slug", version=None)   # newest non-experimental version
+    case = resolve_case(catalog_dir, "slug@v1.0.0") # scan + resolve a reference (the CLI's way)
     variant = case.variant(None)                   # the first (default) variant
     case_digest(case)                              # sha256 hex of the version folder
 
@@ -30,6 +31,7 @@ from tcab.catalog.model import (
     Variant,
     version_key,
 )
+from tcab.catalog.resolve import resolve_case
 
 __all__ = [
     "DIFFICULTIES",
@@ -50,6 +52,7 @@ __all__ = [
     "case_digest",
     "load_catalog",
     "load_version",
+    "resolve_case",
     "scan_catalog",
     "tree_digest",
     "version_key",

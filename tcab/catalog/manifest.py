@@ -53,63 +53,52 @@ def parse_manifest(
     if data is None:
         return None, source.problems
     f = Fields(data, source, TYPE_KEYS[case_type])
-    slug = f.kebab("slug", required=True)
-    name = f.string("name")
-    diff = f.choice("difficulty", DIFFICULTIES, required=True)
-    if diff is not None and diff != difficulty:
-        f.problem("difficulty", f"is {show(diff)} but the case lives under {difficulty}/")
-    tags = f.strings("tags", required=True)
-    experimental = f.boolean("experimental")
-    summary = f.string("summary", nonempty=False)
-    description = check_path(f, "description", root, f.string("description"), "file")
-    changelog = check_path(f, "changelog", root, f.string("changelog", required=True), "file")
-    prompt = check_path(
-        f, "prompt", root, f.string("prompt", required=True), "file", suffix=".hbs"
-    )
-    max_hours = f.positive_number("max_runtime_hours")
-    workspace = check_path(f, "workspace", root, f.string("workspace"), "dir")
-    init = f.string("init")
-    assets = check_path(f, "assets", root, f.string("assets"), "dir")
-    solution = check_path(f, "solution", root, f.string("solution"), "dir")
-    specs = _specs(data, source, root)
-    build = _build(f, source, case_type)
-    extra: dict[str, Any] = {}
+    keys = _common_keys(f, root, difficulty)
+    keys["specs"] = tuple(_specs(data, source, root))
+    keys["build"] = _build(f, source, case_type)
     if case_type == "end-to-end":
-        extra["references"] = _references(data, source, root)
+        keys["references"] = _references(data, source, root)
     else:
-        extra.update(_adversarial(f, source, root))
+        keys.update(_adversarial(f, source, root))
     variant_files = f.strings("variants", required=True)
     if variant_files is not None and not variant_files:
         f.problem("variants", "expected at least one variant file")
     f.done()
     problems = list(source.problems)
-    variants = _variants(f, root, variant_files or (), {s.dest for s in specs}, problems)
-    if problems or slug is None or diff is None or tags is None:
+    variants = _variants(f, root, variant_files or (), {s.dest for s in keys["specs"]}, problems)
+    declared = keys.pop("declared_difficulty")
+    if problems or keys["slug"] is None or declared is None or keys["tags"] is None:
         return None, problems
-    case = CaseVersion(
-        type=case_type,
-        difficulty=difficulty,
-        slug=slug,
-        version=version,
-        root=root,
-        name=name or humanize(slug),
-        tags=tags,
-        changelog=changelog or "",
-        prompt=prompt or "",
-        variants=tuple(variants),
-        experimental=bool(experimental),
-        summary=summary or "",
-        description=description,
-        max_runtime_hours=max_hours if max_hours is not None else 1.0,
-        workspace=workspace,
-        init=init,
-        assets=assets,
-        solution=solution,
-        specs=tuple(specs),
-        build=build,
-        **extra,
-    )
+    case = CaseVersion(type=case_type, difficulty=difficulty, version=version, root=root,
+                       variants=tuple(variants), **keys)
     return case, problems
+
+
+def _common_keys(f: Fields, root: Path, difficulty: str) -> dict[str, Any]:
+    """The keys every case type has, with their defaults applied; read in
+    manifest order, so problems come out in the order of the file's keys."""
+    slug = f.kebab("slug", required=True)
+    name = f.string("name")
+    declared = f.choice("difficulty", DIFFICULTIES, required=True)
+    if declared is not None and declared != difficulty:
+        f.problem("difficulty", f"is {show(declared)} but the case lives under {difficulty}/")
+    keys: dict[str, Any] = {
+        "slug": slug, "declared_difficulty": declared,
+        "tags": f.strings("tags", required=True),
+        "experimental": bool(f.boolean("experimental")),
+        "summary": f.string("summary", nonempty=False) or "",
+        "description": check_path(f, "description", root, f.string("description"), "file"),
+        "changelog": check_path(f, "changelog", root, f.string("changelog", required=True), "file") or "",
+        "prompt": check_path(f, "prompt", root, f.string("prompt", required=True), "file", suffix=".hbs") or "",
+    }
+    max_hours = f.positive_number("max_runtime_hours")
+    keys["max_runtime_hours"] = max_hours if max_hours is not None else 1.0
+    keys["workspace"] = check_path(f, "workspace", root, f.string("workspace"), "dir")
+    keys["init"] = f.string("init")
+    keys["assets"] = check_path(f, "assets", root, f.string("assets"), "dir")
+    keys["solution"] = check_path(f, "solution", root, f.string("solution"), "dir")
+    keys["name"] = name or (humanize(slug) if slug else "")
+    return keys
 
 
 def _specs(data: dict[str, Any], source: Source, root: Path) -> list[SpecFile]:

@@ -1,5 +1,10 @@
 """``tcab match``, ``tcab tournament``, ``tcab replay verify`` and ``tcab build``:
-the arena's commands (docs/arena.md)."""
+the arena's commands (docs/arena.md).
+
+The imports inside the commands are slow ones (wasmtime, docker-py, rich),
+taken when a command runs so that ``tcab --help`` does not pay for them;
+there is no import cycle to break here.
+"""
 
 from __future__ import annotations
 
@@ -60,10 +65,10 @@ def match(settings: Settings, case, modules, variant, seed, replay_out, as_json)
       tcab match capture baseline:rush baseline:guard --seed 7 --replay m.json.gz
     """
     from tcab.arena.jobs import make_job, run_job
-    from tcab.arena.resolve import resolve_case, resolve_module, unique_labels
+    from tcab.arena.resolve import resolve_game, resolve_module, unique_labels
     from tcab.arena.store import record_summary
 
-    case_v, _, spec = resolve_case(settings, case, variant)
+    case_v, _, spec = resolve_game(settings, case, variant)
     builds: list = []
     contestants = unique_labels([resolve_module(settings, m, case_v, builds=builds) for m in modules])
     if len(contestants) != spec.participants:
@@ -139,12 +144,12 @@ def tournament(settings: Settings, case, modules, variant, rounds, structure, se
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from tcab.arena.engine import sha256_hex
-    from tcab.arena.resolve import resolve_case, resolve_module, unique_labels
+    from tcab.arena.resolve import resolve_game, resolve_module, unique_labels
     from tcab.arena.store import record_tournament_result
     from tcab.arena.tournament import run_tournament
 
     created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    case_v, _, spec = resolve_case(settings, case, variant)
+    case_v, _, spec = resolve_game(settings, case, variant)
     builds: list = []
     contestants = unique_labels([resolve_module(settings, m, case_v, builds=builds) for m in modules])
     rounds = rounds or spec.rounds
@@ -253,9 +258,9 @@ def verify(settings: Settings, file: Path, rules: Path | None, as_json: bool, ma
     action_schema = None
     problems: list[str] = []
     if rules is None:
-        from tcab.arena.resolve import resolve_case
+        from tcab.arena.resolve import resolve_game
 
-        _, _, spec = resolve_case(settings, f"{header['case']}@{header['version']}", header["variant"])
+        _, _, spec = resolve_game(settings, f"{header['case']}@{header['version']}", header["variant"])
         rules, action_schema = spec.rules_path, spec.action_schema
         if header.get("case_digest") and spec.case_digest != header["case_digest"]:
             problems.append(f"case digest differs: replay {header['case_digest']}, catalog {spec.case_digest}")
@@ -291,20 +296,21 @@ def build(settings: Settings, run_id: str, runtime_name: str, timeout: int, as_j
     The run's collected tree (results/runs/RUN_ID/work/) is untrusted: the
     case's [build] install and build run inside the test-cabinet-adversarial
     image, never on the host. Exit 0 when a module came out, 1 when the
-    build failed or timed out.
+    build failed or timed out, 2 for bad input (not a run id, an unknown
+    run, an unreadable run.json, a run that is not adversarial).
 
     \b
     Example:
       tcab build 20250101-capture-reference-1
     """
     from tcab.arena.build import build_run
+    from tcab.cli.runref import open_run
 
-    record = build_run(settings, run_id, runtime=runtime_name, timeout_s=timeout)
+    case, run = open_run(settings, run_id)
+    record = build_run(settings, case, run, runtime=runtime_name, timeout_s=timeout)
     db = _open_db(settings)
     try:
-        from tcab.results import record_build
-
-        record_build(db, record.row())
+        _record_builds(db, [record])
     finally:
         db.close()
     if as_json:

@@ -30,21 +30,6 @@ def open_catalog(settings: Settings, *, warn: bool = True) -> Catalog:
     return catalog
 
 
-def resolve_case(
-    settings: Settings, ref: str, version: str | None, experimental: bool = False
-) -> CaseVersion:
-    """``slug`` or ``slug@vX.Y.Z`` -> the case version. Raises CatalogError."""
-    if "@" in ref:
-        ref, _, at = ref.partition("@")
-        version = version or at
-    catalog, problems = scan_catalog(settings.catalog_dir)
-    try:
-        return catalog.resolve(ref, version, experimental=experimental)
-    except CatalogError as exc:
-        mine = [p for p in problems if f"/{ref}/" in p.path]
-        raise CatalogError(mine + exc.problems if mine else exc.problems) from None
-
-
 def _row(case: CaseVersion, catalog: Catalog) -> dict:
     return {
         "slug": case.slug,

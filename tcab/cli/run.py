@@ -131,7 +131,7 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
     """
     from rich.console import Console
 
-    from tcab.cli.catalog import resolve_case
+    from tcab.catalog import resolve_case
     from tcab.harnesses import load_harness
     from tcab.runs import RunOptions, execute_run
     from tcab.runtime import CollectLimits
@@ -140,7 +140,7 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
     if max_runtime_s is not None and not math.isfinite(max_runtime_s):  # 1e308 hours
         raise click.BadParameter(f"expected a finite number of hours, got {max_runtime!r}",
                                  param_hint="'--max-runtime'")
-    resolved = resolve_case(settings, case, version, experimental)
+    resolved = resolve_case(settings.catalog_dir, case, version, experimental=experimental)
     chosen = resolved.variant(variant)
     harness = load_harness(settings.harnesses_dir, harness_slug)
     console = Console(stderr=as_json)

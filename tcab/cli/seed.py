@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from tcab.cli.catalog import resolve_case
+from tcab.catalog import resolve_case
 from tcab.settings import Settings
 
 _case = click.argument("case", metavar="CASE")
@@ -43,7 +43,7 @@ def seed(settings: Settings, case: str, version: str | None, variant: str | None
     """
     from tcab.seeding import seed_repository
 
-    resolved = resolve_case(settings, case, version, experimental)
+    resolved = resolve_case(settings.catalog_dir, case, version, experimental=experimental)
     chosen = resolved.variant(variant)
     replace = out is None
     dest = out or settings.tmp_dir / "seeds" / f"{resolved.slug}-{resolved.version}-{chosen.slug}"
@@ -77,5 +77,5 @@ def prompt(settings: Settings, case: str, version: str | None, variant: str | No
     """
     from tcab.seeding import render_prompt
 
-    resolved = resolve_case(settings, case, version, experimental)
+    resolved = resolve_case(settings.catalog_dir, case, version, experimental=experimental)
     click.echo(render_prompt(resolved, resolved.variant(variant)), nl=False)

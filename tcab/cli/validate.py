@@ -1,5 +1,9 @@
 """``tcab validate RUN_ID``: build an end-to-end run's tree in a container and
-check the page in headless Chromium (docs/validation.md)."""
+check the page in headless Chromium (docs/validation.md).
+
+The imports inside the command are slow ones (Playwright, docker-py), taken
+when it runs; there is no import cycle to break here.
+"""
 
 from __future__ import annotations
 
@@ -41,12 +45,14 @@ def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, s
     Example:
       tcab validate 20250101-120000-lights-out-classic-reference-a1b2c3
     """
+    from tcab.cli.runref import open_run
     from tcab.results import open_db, record_validation
     from tcab.validation import BrowserLimits, validate_run
 
     # BrowserLimits refuses a limit that is not finite and positive (exit 2).
     browser = BrowserLimits(load_timeout_s=load_timeout, settle_s=settle, wall_time_s=browser_timeout)
-    record = validate_run(settings, run_id, runtime=runtime_name, timeout_s=timeout, browser=browser)
+    case, run = open_run(settings, run_id)
+    record = validate_run(settings, case, run, runtime=runtime_name, timeout_s=timeout, browser=browser)
     db = open_db(settings.results_db)
     try:
         record_validation(db, record.row())
@@ -61,7 +67,7 @@ def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, s
         colour = "green" if record.passed else "red"
         click.secho(f"{record.status}: {run_id} ({record.duration_s:.1f}s) - {record.detail}", fg=colour)
         for shot in record.screenshots:
-            click.echo(f"screenshot: {settings.runs_dir / run_id / shot}")
+            click.echo(f"screenshot: {run.run_dir / shot}")
         if not record.passed and record.build_log:
             click.echo(record.build_log, err=True)
     if not record.passed:

@@ -2,12 +2,14 @@
 
 Public: :func:`execute_run` (the whole run, for ``tcab run`` and doit tasks),
 :class:`RunOptions`, :class:`RunRecord`, :data:`STATUSES`,
-:func:`cleanup_containers`, :func:`new_run_id`.
+:func:`cleanup_containers`, :func:`new_run_id`; reading a run back:
+:func:`load_run` (a run folder -> its record) and :func:`find_run` (a run
+id given on the command line -> its record).
 """
 
 from tcab.runs.cleanup import cleanup_containers
 from tcab.runs.lifecycle import DEFAULT_IDLE_TIMEOUT_S, RunOptions, execute_run, new_run_id
-from tcab.runs.record import STATUSES, RunRecord, StageRecord
+from tcab.runs.record import STATUSES, RunRecord, StageRecord, check_run_id, find_run, load_run
 
 __all__ = ["DEFAULT_IDLE_TIMEOUT_S", "STATUSES", "RunOptions", "RunRecord", "StageRecord",
-           "cleanup_containers", "execute_run", "new_run_id"]
+           "check_run_id", "cleanup_containers", "execute_run", "find_run", "load_run", "new_run_id"]

@@ -4,20 +4,41 @@ The record names everything that decided the run (case version and digest,
 variant, harness and its probed version, model, image digest, runtime, seed
 commit) and what came of it (status with detail, per-stage durations,
 tokens, artifact digest, what collection refused).
+
+``RunRecord.write`` is the one writer of ``run.json``; :func:`load_run` its
+one reader (the exact inverse), and :func:`find_run` turns a run id given on
+the command line into a run folder. ``run.json`` sits next to the untrusted
+tree a run collected, so the reader bounds its size, refuses a symlink or a
+non-regular file, and checks every key's type: a garbled record is a
+``RunError`` naming the file and the key, never a traceback.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tcab.atomic import write_text
+from tcab.errors import RunError
 from tcab.harnesses import Tokens
 from tcab.runtime import Refusal
 
 STATUSES = ("completed", "timed_out", "hung", "harness_error", "infrastructure", "canceled")
+
+RUN_FILE = "run.json"
+#: The folder, inside a run folder, holding the collected tree (``artifact.path``).
+TREE_DIR = "work"
+#: ``run.json`` larger than this is refused unread. The refusals list of a
+#: collection is its only unbounded part (up to ``CollectLimits.max_entries``
+#: entries); 64 MiB holds ~500,000 of them.
+MAX_RUN_JSON_BYTES = 64 * 1024 * 1024
+#: A run id: the name of a folder under ``results/runs/``.
+MAX_RUN_ID_CHARS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +95,16 @@ class RunRecord:
     def ok(self) -> bool:
         return self.status == "completed"
 
+    @property
+    def tree(self) -> Path:
+        """The collected tree (untrusted: what the harness left in ``/work``)."""
+        return self.run_dir / TREE_DIR
+
+    def has_tree(self) -> bool:
+        """Whether the collected tree is there: a real folder, not a link that
+        would have a build copy some other host folder into its container."""
+        return self.tree.is_dir() and not self.tree.is_symlink()
+
     def to_json(self) -> dict[str, Any]:
         """The content of ``run.json``."""
         return {
@@ -95,7 +126,7 @@ class RunRecord:
             "status": self.status,
             "status_detail": self.status_detail,
             "artifact": {
-                "path": "work", "digest": self.artifact_digest, "files": self.files,
+                "path": TREE_DIR, "digest": self.artifact_digest, "files": self.files,
                 "bytes": self.bytes,
                 "refused": [{"path": r.path, "reason": r.reason} for r in self.refused],
             },
@@ -104,7 +135,7 @@ class RunRecord:
 
     def write(self) -> Path:
         """Write ``run.json`` atomically into the run folder; return its path."""
-        path = self.run_dir / "run.json"
+        path = self.run_dir / RUN_FILE
         write_text(path, json.dumps(self.to_json(), indent=2, sort_keys=False) + "\n")
         return path
 
@@ -132,3 +163,170 @@ class RunRecord:
                    "duration_s": s.duration_s, "exit_code": s.exit_code, "detail": s.detail}
                   for s in self.stages]
         return run, stages
+
+
+# ---- reading run.json back
+
+class _Doc:
+    """Typed access to one JSON object of ``run.json``; every miss names the file and key."""
+
+    def __init__(self, path: Path, data: Any, where: str = ""):
+        if not isinstance(data, dict):
+            raise RunError(f"{path}: {where or 'the record'}: expected an object, got {type(data).__name__}")
+        self.path, self.data, self.where = path, data, where
+
+    def _fail(self, key: str, what: str) -> RunError:
+        return RunError(f"{self.path}: {self.where}{key}: {what}")
+
+    def _get(self, key: str) -> Any:
+        if key not in self.data:
+            raise self._fail(key, "missing required key")
+        return self.data[key]
+
+    def str(self, key: str) -> str:
+        value = self._get(key)
+        if not isinstance(value, str):
+            raise self._fail(key, f"expected a string, got {json.dumps(value)[:80]}")
+        return value
+
+    def opt_str(self, key: str) -> str | None:
+        return None if self._get(key) is None else self.str(key)
+
+    def int(self, key: str) -> int:
+        value = self._get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise self._fail(key, f"expected a non-negative integer, got {json.dumps(value)[:80]}")
+        return value
+
+    def opt_int(self, key: str) -> int | None:
+        value = self._get(key)
+        if value is None:
+            return None
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self._fail(key, f"expected an integer or null, got {json.dumps(value)[:80]}")
+        return value
+
+    def seconds(self, key: str) -> float:
+        value = self._get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+            raise self._fail(key, f"expected a non-negative number, got {json.dumps(value)[:80]}")
+        return float(value)
+
+    def obj(self, key: str) -> _Doc:
+        return _Doc(self.path, self._get(key), f"{self.where}{key}.")
+
+    def objs(self, key: str) -> list[_Doc]:
+        value = self._get(key)
+        if not isinstance(value, list):
+            raise self._fail(key, f"expected an array, got {type(value).__name__}")
+        return [_Doc(self.path, item, f"{self.where}{key}[{i}].") for i, item in enumerate(value)]
+
+
+def _tokens(doc: _Doc) -> Tokens:
+    if doc.data.get("tokens", ...) is None:
+        return Tokens()
+    t = doc.obj("tokens")
+    return Tokens(t.int("input"), t.int("output"), t.int("cache_read"), t.int("cache_write"), reported=True)
+
+
+def _stage(doc: _Doc) -> StageRecord:
+    return StageRecord(doc.str("stage"), doc.str("status"), doc.str("started_at"), doc.seconds("duration_s"),
+                       doc.opt_int("exit_code"), doc.str("detail"))
+
+
+def _record(path: Path, data: Any) -> RunRecord:
+    doc = _Doc(path, data)
+    subject, image, artifact = doc.obj("subject"), doc.obj("image"), doc.obj("artifact")
+    status = doc.str("status")
+    if status not in STATUSES:
+        raise RunError(f"{path}: status: expected one of {', '.join(STATUSES)}, got {json.dumps(status)[:80]}")
+    run_id = doc.str("id")
+    if run_id != path.parent.name:
+        # The id names caches and containers (build-<id>): it must be the folder's own name.
+        raise RunError(f"{path}: id: expected the run folder's name {path.parent.name!r}, "
+                       f"got {json.dumps(run_id)[:80]}")
+    if artifact.str("path") != TREE_DIR:
+        # The tree is always <run>/work: a record must not point the build elsewhere.
+        raise RunError(f"{path}: artifact.path: expected {TREE_DIR!r}, got {json.dumps(artifact.data['path'])[:80]}")
+    return RunRecord(
+        id=run_id, run_dir=path.parent, status=status, status_detail=doc.str("status_detail"),
+        started_at=doc.str("started_at"), finished_at=doc.str("finished_at"), duration_s=doc.seconds("duration_s"),
+        case_slug=subject.str("case"), case_version=subject.str("version"), case_type=subject.str("type"),
+        case_digest=subject.str("case_digest"), variant=subject.str("variant"), harness=subject.str("harness"),
+        harness_digest=subject.str("harness_digest"), runtime=doc.str("runtime"),
+        harness_version=subject.opt_str("harness_version"), model=subject.opt_str("model"),
+        image=image.opt_str("ref"), image_digest=image.opt_str("digest"), image_id=image.opt_str("id"),
+        seed_commit=doc.opt_str("seed_commit"), stages=tuple(_stage(s) for s in doc.objs("stages")),
+        tokens=_tokens(doc), artifact_digest=artifact.opt_str("digest"), files=artifact.int("files"),
+        bytes=artifact.int("bytes"),
+        refused=tuple(Refusal(r.str("path"), r.str("reason")) for r in artifact.objs("refused")),
+        plan_digest=doc.opt_str("plan_digest"),
+    )
+
+
+def _read_bounded(path: Path, max_bytes: int) -> bytes:
+    # O_NOFOLLOW + fstat: a symlink or a FIFO planted where run.json belongs is
+    # refused, and the read stops one byte past the cap whatever the file claims.
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise RunError(f"{path}: no run record (not a run folder, or the run is still going)") from None
+    except OSError as exc:
+        raise RunError(f"{path}: cannot open the run record ({exc.strerror or exc})") from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise RunError(f"{path}: the run record is not a regular file")
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise RunError(f"{path}: the run record is over the {max_bytes}-byte cap")
+    return data
+
+
+def load_run(run_dir: Path | str, *, max_bytes: int = MAX_RUN_JSON_BYTES) -> RunRecord:
+    """The record of the run folder ``run_dir``: the exact inverse of
+    :meth:`RunRecord.write` (``load_run(r.run_dir).to_json() == r.to_json()``).
+
+    Raises ``RunError`` naming the file (and the key) when ``run.json`` is
+    missing, not a regular file, over ``max_bytes``, not JSON, or not the
+    shape the writer writes.
+    """
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0:
+        raise ValueError(f"max_bytes: expected a positive integer, got {max_bytes!r}")
+    path = Path(run_dir) / RUN_FILE
+    raw = _read_bounded(path, max_bytes)
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise RunError(f"{path}: not a readable run record ({exc})") from None
+    return _record(path, data)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def check_run_id(run_id: str) -> str:
+    """``run_id`` when it can only name a folder directly under ``results/runs/``.
+
+    Raises ``RunError`` for an empty id, one with ``/``, ``\\`` or NUL, one
+    starting with ``.`` (``..``, hidden folders), or one over
+    ``MAX_RUN_ID_CHARS`` characters.
+    """
+    if not run_id or run_id.startswith(".") or any(c in run_id for c in "/\\\0"):
+        raise RunError(f"{run_id[:MAX_RUN_ID_CHARS]!r}: not a run id (a folder name under results/runs/)")
+    if len(run_id) > MAX_RUN_ID_CHARS:
+        raise RunError(f"{run_id[:40]!r}...: not a run id (over {MAX_RUN_ID_CHARS} characters)")
+    return run_id
+
+
+def find_run(runs_dir: Path, run_id: str) -> RunRecord:
+    """The run ``run_id`` of ``runs_dir`` (``results/runs/``), read once.
+
+    Raises ``RunError`` for an id that is not a plain folder name, an
+    unknown run, or an unreadable record (see :func:`load_run`).
+    """
+    run_dir = Path(runs_dir) / check_run_id(run_id)
+    if not run_dir.is_dir() or run_dir.is_symlink():
+        raise RunError(f"{run_dir / RUN_FILE}: no such run {run_id!r} (see {runs_dir}/)")
+    return load_run(run_dir)

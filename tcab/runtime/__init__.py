@@ -1,8 +1,10 @@
 """Container runtimes: one protocol (:mod:`tcab.runtime.base`), backends found by name.
 
-Public: :func:`get_runtime`, :data:`BACKENDS`, the types of ``base``, and
-image resolution (:func:`resolve_image`, :data:`RUN_IMAGES`). See
-docs/runtime.md for the API and an example.
+Public: :func:`get_runtime`, :data:`BACKENDS`, the types of ``base``,
+image resolution (:func:`resolve_image`, :data:`RUN_IMAGES`), and building
+an untrusted tree in a container (:func:`build_in_container`,
+:class:`BuildLimits`, :mod:`tcab.runtime.build`). See docs/runtime.md for
+the API and an example.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from tcab.runtime.base import (
     Refusal,
     Runtime,
 )
+from tcab.runtime.build import BuildLimits, BuildStep, ContainerBuild, build_in_container
 from tcab.runtime.images import RUN_IMAGES, resolve_image, run_image
 
 #: Backend name -> "module:Class", imported on first use so that a backend's
@@ -46,7 +49,7 @@ def get_runtime(name: str = "docker", **options) -> Runtime:
 
 
 __all__ = [
-    "BACKENDS", "RUN_IMAGES", "RUN_LABEL", "RUN_USER", "WORKDIR", "CollectLimits", "CollectReport",
-    "ContainerSpec", "ExecEnd", "ExecOptions", "ExecResult", "ImageInfo", "Refusal", "Runtime",
-    "get_runtime", "resolve_image", "run_image",
+    "BACKENDS", "RUN_IMAGES", "RUN_LABEL", "RUN_USER", "WORKDIR", "BuildLimits", "BuildStep", "CollectLimits",
+    "CollectReport", "ContainerBuild", "ContainerSpec", "ExecEnd", "ExecOptions", "ExecResult", "ImageInfo",
+    "Refusal", "Runtime", "build_in_container", "get_runtime", "resolve_image", "run_image",
 ]

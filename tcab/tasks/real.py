@@ -102,8 +102,9 @@ def _outcome(settings: Settings, record) -> BuildOutcome:
 def build_run(case, outcome: RunOutcome, settings: Settings) -> BuildOutcome:
     """Build a run's collected tree in the adversarial image (untrusted code)."""
     from tcab.arena.build import build_run as arena_build_run
+    from tcab.runs import load_run
 
-    return _outcome(settings, arena_build_run(settings, outcome.run_id))
+    return _outcome(settings, arena_build_run(settings, case, load_run(outcome.run_dir)))
 
 
 def build_baseline(case, name: str, settings: Settings) -> BuildOutcome:
@@ -197,9 +198,10 @@ def report(settings: Settings, out_dir: Path) -> None:
 def validate(case, outcome: RunOutcome, settings: Settings) -> ValidationOutcome:
     """Validate the run (tcab.validation) and record its ``validations`` row."""
     from tcab.results import open_db, record_validation
+    from tcab.runs import load_run
     from tcab.validation import validate_run
 
-    record = validate_run(settings, outcome.run_id)
+    record = validate_run(settings, case, load_run(outcome.run_dir))
     db = open_db(settings.results_db)
     try:
         record_validation(db, record.row())

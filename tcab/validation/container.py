@@ -1,23 +1,30 @@
 """Build a run's collected tree in a fresh end-to-end container and copy out
 the case's ``[build].output`` folder.
 
-The tree is untrusted, so nothing of it runs on the host: it is copied into
-a ``test-cabinet-base-wasm`` container, the case's ``install`` then ``build``
-run there as the run user, each bounded in the container, and only the
-output folder comes back through the runtime's safe collection (symlinks out,
-devices and oversized trees refused). The container is always removed.
+The tree is untrusted, so nothing of it runs on the host: it is built by
+:func:`tcab.runtime.build_in_container` in a ``test-cabinet-base-wasm``
+container (the case's ``install`` then ``build``, as the run user, each
+bounded in the container), and only the output folder comes back through the
+runtime's safe collection (symlinks out, devices and oversized trees
+refused). The container is always removed.
 """
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from tcab.runtime import CollectLimits, ContainerSpec, ExecOptions, Runtime, resolve_image
+from tcab.catalog import Build
+from tcab.runtime import (
+    BuildLimits,
+    BuildStep,
+    CollectLimits,
+    ContainerBuild,
+    Runtime,
+    build_in_container,
+    resolve_image,
+)
 from tcab.validation.record import Check
-
-LOG_TAIL = 4000
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,8 +38,8 @@ class BuiltSite:
     image_digest: str
 
 
-def build_site(rt: Runtime, tree: Path, build, dest: Path, *, container_name: str,
-               timeout_s: float, limits: CollectLimits) -> BuiltSite:
+def build_site(rt: Runtime, tree: Path, build: Build, dest: Path, *, container_name: str,
+               limits: BuildLimits, collect: CollectLimits) -> BuiltSite:
     """Run ``build.install`` and ``build.build`` over ``tree`` in a container;
     copy ``build.output`` to ``dest`` (which must not exist).
 
@@ -40,48 +47,34 @@ def build_site(rt: Runtime, tree: Path, build, dest: Path, *, container_name: st
     raises ``RuntimeBackendError`` when the engine itself fails.
     """
     image = rt.ensure_image(resolve_image("end-to-end"))
-    log: list[str] = []
-    checks: list[Check] = []
-    cid = rt.start(ContainerSpec(image=image.ref, run_id=container_name,
-                                 memory_bytes=4 * 1024**3, pids_limit=1024))
-    try:
-        rt.copy_in(cid, tree)
-        for name, command in (("install", build.install), ("build", build.build)):
-            if not command:
-                continue
-            log.append(f"$ {command}")
-            res = rt.exec(cid, ["sh", "-c", command], ExecOptions(timeout_s=timeout_s, idle_timeout_s=timeout_s))
-            log.append(res.output)
-            if res.end != "exited":
-                detail = f"[build].{name} `{command}` {res.end} after {res.duration_s:.0f}s (limit {timeout_s:.0f}s)"
-            elif res.exit_code != 0:
-                detail = f"[build].{name} `{command}` exited {res.exit_code}"
-            else:
-                checks.append(Check(name, True, f"`{command}` exited 0"))
-                continue
-            log.append(detail)
-            checks.append(Check(name, False, detail))
-            return BuiltSite(tuple(checks), _tail(log), None, image.digest)
-        folder = f"/work/{build.output}"
-        probe = rt.exec(cid, ["sh", "-c", f"test -d {shlex.quote(folder)}"], ExecOptions(timeout_s=30))
-        if probe.exit_code != 0:
-            detail = f"[build].output {build.output}/ was not produced by the build"
-            checks.append(Check("output", False, detail))
-            log.append(detail)
-            return BuiltSite(tuple(checks), _tail(log), None, image.digest)
-        report = rt.copy_out(cid, folder, dest, limits)
-        if report.truncated or not dest.is_dir():
-            detail = (f"[build].output {build.output}/ refused: over the collection limit "
-                      f"({limits.max_bytes} bytes, {limits.max_entries} entries)")
-            checks.append(Check("output", False, detail))
-            return BuiltSite(tuple(checks), _tail(log), None, image.digest)
-        refused = "; ".join(f"{r.path}: {r.reason}" for r in report.refused[:5])
-        checks.append(Check("output", True, f"{report.files} files, {report.bytes} bytes"
-                            + (f"; refused {refused}" if refused else "")))
-        return BuiltSite(tuple(checks), _tail(log), dest, image.digest)
-    finally:
-        rt.remove(cid)
+    steps = [("install", build.install), ("build", build.build)]
+    with build_in_container(rt, image, tree, steps, name=container_name, limits=limits) as box:
+        checks = [_step_check(step) for step in box.steps]
+        output = None
+        if box.ok:
+            check, output = _collect_output(box, build.output, dest, collect)
+            checks.append(check)
+        return BuiltSite(tuple(checks), box.log, output, image.digest)
 
 
-def _tail(log: list[str]) -> str:
-    return "\n".join(log)[-LOG_TAIL:]
+def _step_check(step: BuildStep) -> Check:
+    command = f"[build].{step.name} `{step.command}`"
+    if step.ok:
+        return Check(step.name, True, f"`{step.command}` exited 0")
+    if step.killed:
+        return Check(step.name, False, f"{command} {step.why}")
+    return Check(step.name, False, f"{command} exited {step.result.exit_code}")
+
+
+def _collect_output(box: ContainerBuild, folder: str, dest: Path, collect: CollectLimits) -> tuple[Check, Path | None]:
+    if not box.is_dir(folder):
+        detail = f"[build].output {folder}/ was not produced by the build"
+        box.note(detail)
+        return Check("output", False, detail), None
+    report = box.copy_out(folder, dest, collect)
+    if report.truncated or not dest.is_dir():
+        return Check("output", False, f"[build].output {folder}/ refused: over the collection limit "
+                                      f"({collect.max_bytes} bytes, {collect.max_entries} entries)"), None
+    refused = "; ".join(f"{r.path}: {r.reason}" for r in report.refused[:5])
+    return Check("output", True, f"{report.files} files, {report.bytes} bytes"
+                 + (f"; refused {refused}" if refused else "")), dest

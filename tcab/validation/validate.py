@@ -10,6 +10,10 @@
    ``results/runs/<run-id>/validation/validation.json`` (atomically), the
    screenshots beside it as ``<view>.png``. Recording the row in
    ``results.db`` is the caller's (``tcab validate``, the ``validate`` task).
+
+The caller hands over the case and the run record it already holds
+(``tcab validate`` reads them once from the run id, a sweep task from its
+own records); nothing here reads ``run.json`` or scans the catalog.
 """
 
 from __future__ import annotations
@@ -18,11 +22,15 @@ import dataclasses
 import json
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcab.atomic import write_bytes, write_text
-from tcab.errors import ValidationError
-from tcab.runtime import CollectLimits
+from tcab.catalog import CaseVersion, case_digest
+from tcab.errors import RuntimeBackendError, ValidationError
+from tcab.runs.record import RunRecord
+from tcab.runtime import BuildLimits, CollectLimits, Runtime, get_runtime
+from tcab.runtime.build import BUILD_TIMEOUT_S
 from tcab.settings import Settings
 from tcab.validation.browser import (
     DEFAULT_VIEWPORT,
@@ -32,48 +40,24 @@ from tcab.validation.browser import (
     check_page,
     png_size,
 )
+from tcab.validation.container import build_site
 from tcab.validation.record import Check, ValidationRecord
 
-BUILD_TIMEOUT_S = 600
 VALIDATION_DIR = "validation"
 
 
-def _load_run(settings: Settings, run_id: str):
-    """(run.json, collected tree, case, variant slug) of ``run_id``.
-
-    Raises ``ValidationError`` for an unknown run, an unreadable record, a
-    missing tree, an adversarial case or a case without ``[build].output``.
-    """
-    from tcab.catalog import scan_catalog
-    from tcab.errors import CatalogError
-
-    if not run_id or "/" in run_id or run_id.startswith("."):
-        raise ValidationError(f"{run_id!r}: not a run id")
-    run_dir = settings.runs_dir / run_id
-    path = run_dir / "run.json"
-    if not path.is_file():
-        raise ValidationError(f"{path}: no such run {run_id!r} (see results/runs/)")
-    try:
-        run = json.loads(path.read_text())
-        subject = run["subject"]
-        slug, version = subject["case"], subject["version"]
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ValidationError(f"{path}: not a readable run record ({exc})") from exc
-    tree = run_dir / (run.get("artifact") or {}).get("path", "work")
-    if not tree.is_dir():
-        raise ValidationError(f"{tree}: run {run_id} has no collected tree to validate")
-    catalog, _ = scan_catalog(settings.catalog_dir)
-    try:
-        case = catalog.resolve(slug, version)
-    except CatalogError as exc:
-        raise ValidationError(f"{path}: the run's case {slug}@{version} is not in the catalog: {exc}") from exc
+def _check_run(case: CaseVersion, run: RunRecord) -> None:
+    """Raises ``ValidationError`` for a run of another case, a run without a
+    collected tree, an adversarial case or a case without ``[build].output``."""
+    if (run.case_slug, run.case_version) != (case.slug, case.version):
+        raise ValidationError(f"run {run.id} is a run of {run.case_slug}@{run.case_version}, not of {case.ref}")
     if case.type != "end-to-end":
-        raise ValidationError(f"run {run_id}: {slug} is an {case.type} case; "
-                              f"validate only end-to-end runs (build its controller with `tcab build {run_id}`)")
+        raise ValidationError(f"run {run.id}: {case.slug} is an {case.type} case; "
+                              f"validate only end-to-end runs (build its controller with `tcab build {run.id}`)")
     if case.build is None or not case.build.output:
         raise ValidationError(f"{case.manifest}: [build] with install, build and output is required to validate")
-    variant = subject.get("variant") or case.variant(None).slug
-    return run, tree, case, variant
+    if not run.has_tree():
+        raise ValidationError(f"{run.tree}: run {run.id} has no collected tree to validate")
 
 
 def _views(case) -> list[View]:
@@ -85,57 +69,73 @@ def _views(case) -> list[View]:
     return views or [View("page", *DEFAULT_VIEWPORT)]
 
 
-def validate_run(settings: Settings, run_id: str, *, runtime="docker", timeout_s: float = BUILD_TIMEOUT_S,
-                 limits: CollectLimits | None = None, settle_s: float | None = None,
-                 browser: BrowserLimits | None = None) -> ValidationRecord:
-    """Build and check run ``run_id``; return the record (also written to
-    ``<run>/validation/validation.json``).
+def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runtime: str | Runtime = "docker",
+                 timeout_s: float = BUILD_TIMEOUT_S, limits: CollectLimits | None = None,
+                 settle_s: float | None = None, browser: BrowserLimits | None = None) -> ValidationRecord:
+    """Build and check ``run`` (a run of ``case``); return the record (also
+    written to ``<run>/validation/validation.json``).
 
-    ``runtime`` is a backend name or a ``Runtime``; ``browser`` bounds the
-    browser check (``settle_s``, when given, overrides its ``settle_s``).
-    Outcomes, including the engine or the browser failing (``error``), are
-    the record's status.
-    Raises ``ValidationError`` for bad input (see ``_load_run``) or a limit
-    that is not finite and positive.
+    ``runtime`` is a backend name or a ``Runtime``; ``timeout_s`` bounds each
+    of install and build, ``limits`` the output folder copied out, ``browser``
+    the browser check (``settle_s``, when given, overrides its ``settle_s``). Outcomes,
+    including the engine or the browser failing (``error``), are the
+    record's status. Raises ``ValidationError`` for bad input (see
+    ``_check_run``) or a limit that is not finite and positive.
     """
-    from tcab.catalog import case_digest
-    from tcab.errors import RuntimeBackendError
-    from tcab.runtime import get_runtime
-    from tcab.validation.container import build_site
-
+    _check_run(case, run)
     browser = browser or BrowserLimits()
     if settle_s is not None:
         browser = dataclasses.replace(browser, settle_s=settle_s)
-    _, tree, case, variant = _load_run(settings, run_id)
     started = time.perf_counter()
-    out_dir = settings.runs_dir / run_id / VALIDATION_DIR
-    checks: list[Check] = []
-    log, image_digest, status, shots = "", None, "failed", {}
+    build_limits = BuildLimits(timeout_s=timeout_s)
     settings.tmp_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tcab-validate-", dir=settings.tmp_dir) as tmp:
-        try:
-            rt = get_runtime(runtime) if isinstance(runtime, str) else runtime
-            site = build_site(rt, tree, case.build, Path(tmp) / "output", container_name=f"validate-{run_id}",
-                              timeout_s=timeout_s, limits=limits or CollectLimits())
-            checks += site.checks
-            log, image_digest = site.log, site.image_digest
-            if site.output is not None:
-                page = check_page(site.output, _views(case), browser)
-                checks += page.checks
-                shots = page.shots
-            failed = [c for c in checks if not c.ok]
-            status = "failed" if failed else "passed"
-            detail = f"{failed[0].name}: {failed[0].detail}" if failed else "all checks passed"
-        except RuntimeBackendError as exc:
-            status, detail = "error", f"runtime: {exc}"
-        except BrowserUnavailable as exc:
-            status, detail = "error", f"browser: {exc}"
-    screenshots = []
+        out = _build_and_check(case, run, runtime, Path(tmp) / "output", build_limits,
+                               limits or CollectLimits(), browser)
+    screenshots = _write_screenshots(run.run_dir / VALIDATION_DIR, out.shots)
+    record = ValidationRecord(run.id, case.slug, case.version, case_digest(case), run.variant, out.status,
+                              tuple(out.checks), out.detail, out.log, screenshots, out.image_digest,
+                              time.perf_counter() - started)
+    write_text(run.run_dir / VALIDATION_DIR / "validation.json", json.dumps(record.to_json(), indent=1, sort_keys=True))
+    return record
+
+
+@dataclass(slots=True)
+class _Outcome:
+    status: str = "failed"
+    detail: str = ""
+    checks: list[Check] = field(default_factory=list)
+    log: str = ""
+    image_digest: str | None = None
+    shots: dict[str, bytes] = field(default_factory=dict)
+
+
+def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, dest: Path,
+                     build_limits: BuildLimits, collect: CollectLimits, browser: BrowserLimits) -> _Outcome:
+    """The site built in a container, then opened in the browser; the engine
+    or the browser failing is status ``error``."""
+    out = _Outcome()
+    try:
+        rt = get_runtime(runtime) if isinstance(runtime, str) else runtime
+        site = build_site(rt, run.tree, case.build, dest, container_name=f"validate-{run.id}",
+                          limits=build_limits, collect=collect)
+        out.checks += site.checks
+        out.log, out.image_digest = site.log, site.image_digest
+        if site.output is not None:
+            page = check_page(site.output, _views(case), browser)
+            out.checks += page.checks
+            out.shots = page.shots
+        failed = [c for c in out.checks if not c.ok]
+        out.status = "failed" if failed else "passed"
+        out.detail = f"{failed[0].name}: {failed[0].detail}" if failed else "all checks passed"
+    except RuntimeBackendError as exc:
+        out.status, out.detail = "error", f"runtime: {exc}"
+    except BrowserUnavailable as exc:
+        out.status, out.detail = "error", f"browser: {exc}"
+    return out
+
+
+def _write_screenshots(out_dir: Path, shots: dict[str, bytes]) -> tuple[str, ...]:
     for name, png in shots.items():
         write_bytes(out_dir / f"{name}.png", png)
-        screenshots.append(f"{VALIDATION_DIR}/{name}.png")
-    record = ValidationRecord(run_id, case.slug, case.version, case_digest(case), variant, status,
-                              tuple(checks), detail, log, tuple(screenshots), image_digest,
-                              time.perf_counter() - started)
-    write_text(out_dir / "validation.json", json.dumps(record.to_json(), indent=1, sort_keys=True))
-    return record
+    return tuple(f"{VALIDATION_DIR}/{name}.png" for name in shots)

@@ -16,7 +16,7 @@ from arena_corpus import controller  # noqa: E402
 from arena_support import CATALOG  # noqa: E402
 
 from tcab.arena.game import GameSpec  # noqa: E402
-from tcab.arena.resolve import resolve_case  # noqa: E402
+from tcab.arena.resolve import resolve_game  # noqa: E402
 from tcab.settings import Settings  # noqa: E402
 
 
@@ -27,7 +27,7 @@ def settings(tmp_path) -> Settings:
 
 @pytest.fixture
 def tally(settings) -> GameSpec:
-    return resolve_case(settings, "tally")[2]
+    return resolve_game(settings, "tally")[2]
 
 
 @pytest.fixture

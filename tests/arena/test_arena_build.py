@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
+import wasmtime
 from arena_corpus import controller_wat
 from arena_support import TALLY
+from run_folders import write_run
 
+import tcab.arena.build as build_module
 from tcab.arena.build import build_baseline, build_run
 from tcab.arena.engine import sha256_hex
-from tcab.arena.resolve import resolve_case
+from tcab.arena.resolve import resolve_game
+from tcab.catalog import resolve_case
 from tcab.errors import ArenaError
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_baseline_builds_on_the_host_and_is_cached(settings):
-    case = resolve_case(settings, "tally")[0]
+    case = resolve_game(settings, "tally")[0]
     first = build_baseline(settings, case, "three")
     assert first.status == "ok" and first.module == settings.build_dir / "wasm" / f"{first.sha256}.wasm"
     assert sha256_hex(first.module.read_bytes()) == first.sha256 and first.size == first.module.stat().st_size
@@ -29,35 +36,70 @@ def test_baseline_builds_on_the_host_and_is_cached(settings):
         build_baseline(settings, case, "nope")
 
 
-def _fake_run(settings, run_id: str, wat: str) -> None:
-    run_dir = settings.runs_dir / run_id
-    shutil.copytree(TALLY / "workspaces/base", run_dir / "work")
-    (run_dir / "work" / "controller.wat").write_text(wat)
-    (run_dir / "run.json").write_text(json.dumps({
-        "id": run_id, "status": "completed", "artifact": {"path": "work"},
-        "subject": {"case": "tally", "version": "v0.1.0", "variant": "base"}}))
+def _fake_run(settings, run_id: str, wat: str, files: dict[str, str] | None = None):
+    case = resolve_game(settings, "tally")[0]
+    return write_run(settings.runs_dir, run_id, case, variant="base", tree=TALLY / "workspaces/base",
+                     files={"controller.wat": wat, **(files or {})})
 
 
-def test_build_run_refuses_a_missing_run(settings):
-    with pytest.raises(ArenaError, match="not a readable run record"):
-        build_run(settings, "no-such-run")
+def _case(settings):
+    return resolve_game(settings, "tally")[0]
+
+
+def test_build_run_refuses_bad_input(settings, tmp_path):
+    run = _fake_run(settings, "r-gone", controller_wat(2))
+    shutil.rmtree(run.tree)
+    with pytest.raises(ArenaError, match="r-gone has no collected tree"):
+        build_run(settings, _case(settings), run)
+    # A tree that is a link would copy another host folder into the container.
+    run.tree.symlink_to(tmp_path)
+    with pytest.raises(ArenaError, match="r-gone has no collected tree"):
+        build_run(settings, _case(settings), run)
+    # The case handed over must be the run's own, and adversarial.
+    other = _fake_run(settings, "r-other", controller_wat(2))
+    e2e = resolve_case(REPO / "test-cases", "lights-out")
+    with pytest.raises(ArenaError, match="r-other is a run of tally@v0.1.0, not of lights-out@"):
+        build_run(settings, e2e, other)
 
 
 @pytest.mark.podman
-def test_build_run_in_the_container(settings):
-    _fake_run(settings, "r-ok", controller_wat(2))
-    ok = build_run(settings, "r-ok", timeout_s=120)
+@pytest.mark.timeout(600)
+def test_build_run_in_the_container(settings, podman_runtime, monkeypatch):
+    case = _case(settings)
+    run = _fake_run(settings, "r-ok", controller_wat(2))
+    ok = build_run(settings, case, run, runtime=podman_runtime, timeout_s=120)
     assert ok.status == "ok", ok.log_excerpt
     assert ok.module.is_file() and ok.image and ok.source == "r-ok"
-    # Same bytes as wasmtime's own compilation of the same text: the module is what was built.
-    assert ok.size > 100
-    _fake_run(settings, "r-bad", "(module (broken")
-    bad = build_run(settings, "r-bad", timeout_s=120)
+    assert ok.module.read_bytes()[:4] == b"\0asm" and sha256_hex(ok.module.read_bytes()) == ok.sha256
+    wasmtime.Module(wasmtime.Engine(), ok.module.read_bytes())  # a valid module came out
+    # Byte for byte what the build left in /work: a payload over many tar blocks, copied by the build.
+    payload = bytes(range(256)) * 1200 + b"tail"
+    exact = _fake_run(settings, "r-exact", controller_wat(2),
+                      {"build.py": "import shutil\nshutil.copy('payload.bin', 'controller.wasm')\n"})
+    (exact.tree / "payload.bin").write_bytes(payload)
+    copied = build_run(settings, case, exact, runtime=podman_runtime, timeout_s=120)
+    assert copied.status == "ok", copied.log_excerpt
+    assert copied.module.read_bytes() == payload and copied.size == len(payload)
+    assert copied.sha256 == sha256_hex(payload)
+
+    bad = build_run(settings, case, _fake_run(settings, "r-bad", "(module (broken"), runtime=podman_runtime,
+                    timeout_s=120)
     assert bad.status == "failed" and bad.module is None and "exit code" in bad.log_excerpt
-    _fake_run(settings, "r-slow", controller_wat(2))
-    (settings.runs_dir / "r-slow" / "work" / "build.py").write_text("import time\ntime.sleep(600)\n")
-    slow = build_run(settings, "r-slow", timeout_s=3)
-    assert slow.status == "timed_out" and slow.module is None
+    slow = _fake_run(settings, "r-slow", controller_wat(2), {"build.py": "import time\ntime.sleep(600)\n"})
+    timed = build_run(settings, case, slow, runtime=podman_runtime, timeout_s=3)
+    assert timed.status == "timed_out" and timed.module is None and "(limit 3s)" in timed.log_excerpt
+    # What the build leaves is hostile: a folder where the module belongs, or a module over the cap.
+    folder = _fake_run(settings, "r-dir", controller_wat(2),
+                       {"build.py": "import os\nos.makedirs('controller.wasm/x')\n"})
+    not_file = build_run(settings, case, folder, runtime=podman_runtime, timeout_s=120)
+    assert not_file.status == "failed" and "not a regular file" in not_file.log_excerpt
+    monkeypatch.setattr(build_module, "MAX_MODULE_BYTES", 1000)
+    big = _fake_run(settings, "r-big", controller_wat(2),
+                    {"build.py": "open('controller.wasm', 'wb').write(b'\\0asm' + bytes(2000))\n"})
+    over = build_run(settings, case, big, runtime=podman_runtime, timeout_s=120)
+    assert over.status == "failed" and "under 1000 bytes" in over.log_excerpt
+    for run_id in ("r-ok", "r-exact", "r-bad", "r-slow", "r-dir", "r-big"):
+        assert podman_runtime.list_run_containers(f"build-{run_id}") == []
 
 
 @pytest.mark.podman
@@ -83,7 +125,10 @@ def test_build_command_records_the_build(settings):
     bad = tcab("build", "r-cli-bad")
     assert bad.returncode == 1 and "failed" in bad.stderr
     missing = tcab("build", "nope")
-    assert missing.returncode == 2 and "run.json" in missing.stderr
+    assert missing.returncode == 2 and "run.json" in missing.stderr and "no such run 'nope'" in missing.stderr
+    for bad_id in ("../r-cli", ".hidden", "a/b", "x" * 201):
+        refused = tcab("build", bad_id)
+        assert refused.returncode == 2 and "not a run id" in refused.stderr and "Traceback" not in refused.stderr
     with sqlite3.connect(settings.results_db) as db:
         rows = dict(db.execute("select source, status from builds").fetchall())
     assert rows == {"r-cli": "ok", "r-cli-bad": "failed"}

@@ -10,7 +10,7 @@ from arena_support import ROOT
 from tcab.arena.build import build_baseline
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.replay import encode_replay, verify_replay
-from tcab.arena.resolve import resolve_case
+from tcab.arena.resolve import resolve_game
 from tcab.settings import Settings
 
 
@@ -18,7 +18,7 @@ from tcab.settings import Settings
 def capture(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("capture")
     settings = Settings.from_env(tmp, env={"TCAB_CATALOG": str(ROOT / "test-cases")})
-    case, variant, spec = resolve_case(settings, "capture@v1.0.0")
+    case, variant, spec = resolve_game(settings, "capture@v1.0.0")
     modules = {}
     for name in ("rush", "random"):
         record = build_baseline(settings, case, name)

@@ -24,9 +24,9 @@ from arena_support import CATALOG
 from arena_corpus import controller
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.replay import encode_replay
-from tcab.arena.resolve import resolve_case
+from tcab.arena.resolve import resolve_game
 from tcab.settings import Settings
-spec = resolve_case(Settings.from_env(env={{"TCAB_CATALOG": str(CATALOG)}}), "tally", "long")[2]
+spec = resolve_game(Settings.from_env(env={{"TCAB_CATALOG": str(CATALOG)}}), "tally", "long")[2]
 rec = play_match(spec, [Entrant.from_bytes("a", controller(2)), Entrant.from_bytes("b", controller(3, moves=2))], 11)
 sys.stdout.buffer.write(encode_replay(rec.replay))
 """

@@ -1,16 +1,18 @@
 """Fixtures for validation tests: settings in a temporary folder and
-``make_run``, which lays a run folder (``run.json`` + ``work/``) the way a
-run leaves it: the case's starter workspace with a solution laid over it,
-then whatever edits the test makes."""
+``make_run``, which lays a run folder the way a run leaves it (through
+``run_folders.write_run``: the real ``run.json`` writer): the case's starter
+workspace with a solution laid over it, then whatever edits the test makes."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
+from run_folders import write_run
 
+from tcab.catalog import resolve_case
+from tcab.runs import RunRecord
 from tcab.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,27 +28,20 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-def make_run(settings: Settings):
-    """make_run(run_id, files={rel: text}, case=..., version=...) -> the run folder."""
+def make_run(settings: Settings, tmp_path: Path):
+    """make_run(run_id, files={rel: text}, case=..., version=...) -> the RunRecord."""
 
     def make(run_id: str, files: dict[str, str] | None = None, case: str = "lights-out",
-             version: str = "v1.0.0", solution: bool = True) -> Path:
-        run_dir = settings.runs_dir / run_id
-        work = run_dir / "work"
+             version: str = "v1.0.0", solution: bool = True) -> RunRecord:
+        case_v = resolve_case(settings.catalog_dir, case, version)
+        tree = None
         if case == "lights-out":
-            shutil.copytree(LIGHTS_OUT / "workspaces" / "base", work)
+            tree = tmp_path / "trees" / run_id
+            shutil.copytree(LIGHTS_OUT / "workspaces" / "base", tree)
             if solution:
                 for layer in ("common", "classic"):
-                    shutil.copytree(LIGHTS_OUT / "solutions" / layer, work, dirs_exist_ok=True)
-        else:
-            work.mkdir(parents=True)
-        for rel, text in (files or {}).items():
-            (work / rel).parent.mkdir(parents=True, exist_ok=True)
-            (work / rel).write_text(text)
-        subject = {"case": case, "version": version, "variant": "classic" if case == "lights-out" else "base",
-                   "harness": "reference"}
-        (run_dir / "run.json").write_text(json.dumps(
-            {"id": run_id, "subject": subject, "status": "completed", "artifact": {"path": "work"}}))
-        return run_dir
+                    shutil.copytree(LIGHTS_OUT / "solutions" / layer, tree, dirs_exist_ok=True)
+        variant = "classic" if case == "lights-out" else None
+        return write_run(settings.runs_dir, run_id, case_v, variant=variant, tree=tree, files=files)
 
     return make

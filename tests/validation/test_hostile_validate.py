@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tcab.catalog import resolve_case
 from tcab.results import open_db, record_validation
 from tcab.validation import BrowserLimits, validate_run
 
@@ -56,14 +57,15 @@ def test_host_files_linked_from_the_output_never_reach_the_record(settings, make
     for (const p of ['secret', 'hostdir/shadow', 'root/etc/hostname'])
       fetch(p).then(r => r.text()).then(t => { document.title = t; console.error(t); throw new Error(t); });
     </script>"""
-    make_run("leak", {"src/index.html": page})
+    run = make_run("leak", {"src/index.html": page})
 
     def plant(dest: Path) -> None:
         os.symlink(shadow, dest / "secret")
         os.symlink(shadow.parent, dest / "hostdir")
         os.symlink("/", dest / "root")
 
-    record = validate_run(settings, "leak", runtime=PlantingRuntime(podman_runtime, plant),
+    case = resolve_case(settings.catalog_dir, run.case_slug, run.case_version)
+    record = validate_run(settings, case, run, runtime=PlantingRuntime(podman_runtime, plant),
                           browser=BrowserLimits(settle_s=1.0, wall_time_s=60))
     assert record.status == "failed" and record.detail.startswith("errors: "), record.detail
     assert "404" in record.detail

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tcab.catalog import resolve_case
 from tcab.errors import ResultsError, ValidationError
 from tcab.results import open_db, record_validation
 from tcab.validation import validate_run
@@ -20,9 +21,16 @@ def _check(record, name):
     return next(c for c in record.checks if c.name == name)
 
 
+def _validate(settings, run, **options):
+    """validate_run with the run's own case, as `tcab validate` and the sweep pass it."""
+    return validate_run(settings, resolve_case(settings.catalog_dir, run.case_slug, run.case_version), run,
+                        **options)
+
+
 def test_reference_solution_passes_and_is_recorded(settings, make_run, podman_runtime) -> None:
-    run_dir = make_run("ref-1")
-    record = validate_run(settings, "ref-1", runtime=podman_runtime, settle_s=0.5)
+    run = make_run("ref-1")
+    run_dir = run.run_dir
+    record = _validate(settings, run, runtime=podman_runtime, settle_s=0.5)
     assert record.status == "passed", record.detail
     assert [c.name for c in record.checks] == ["install", "build", "output", "index", "load", "errors"]
     assert "Lights Out" in _check(record, "load").detail
@@ -54,8 +62,8 @@ def test_reference_solution_passes_and_is_recorded(settings, make_run, podman_ru
 
 
 def test_failing_build_names_the_build(settings, make_run, podman_runtime) -> None:
-    make_run("bad-build", {"build.js": "console.error('syntax is fine, build is not'); process.exit(3);\n"})
-    record = validate_run(settings, "bad-build", runtime=podman_runtime)
+    run = make_run("bad-build", {"build.js": "console.error('syntax is fine, build is not'); process.exit(3);\n"})
+    record = _validate(settings, run, runtime=podman_runtime)
     assert record.status == "failed"
     assert record.detail == "build: [build].build `node build.js` exited 3"
     assert "build is not" in record.build_log
@@ -65,8 +73,8 @@ def test_failing_build_names_the_build(settings, make_run, podman_runtime) -> No
 
 def test_uncaught_error_fails_naming_it(settings, make_run, podman_runtime) -> None:
     game = (LIGHTS_OUT / "solutions" / "common" / "src" / "game.js").read_text()
-    make_run("throws", {"src/game.js": game + "\nsetTimeout(() => { throw new Error('boom-from-page'); }, 50);\n"})
-    record = validate_run(settings, "throws", runtime=podman_runtime, settle_s=0.5)
+    run = make_run("throws", {"src/game.js": game + "\nsetTimeout(() => { throw new Error('boom-from-page'); }, 50);\n"})
+    record = _validate(settings, run, runtime=podman_runtime, settle_s=0.5)
     assert record.status == "failed"
     errors = _check(record, "errors")
     assert not errors.ok and "uncaught" in errors.detail and "boom-from-page" in errors.detail
@@ -75,38 +83,45 @@ def test_uncaught_error_fails_naming_it(settings, make_run, podman_runtime) -> N
 
 
 def test_missing_output_and_index(settings, make_run, podman_runtime) -> None:
-    make_run("no-out", {"build.js": "console.log('forgot to build');\n"})
-    record = validate_run(settings, "no-out", runtime=podman_runtime)
+    run = make_run("no-out", {"build.js": "console.log('forgot to build');\n"})
+    record = _validate(settings, run, runtime=podman_runtime)
     assert record.status == "failed"
     assert record.detail == "output: [build].output dist/ was not produced by the build"
-    make_run("no-index", {"build.js": "require('fs').mkdirSync('dist'); require('fs').writeFileSync('dist/a.html', '');\n"})
-    record = validate_run(settings, "no-index", runtime=podman_runtime)
+    run = make_run("no-index", {"build.js": "require('fs').mkdirSync('dist'); require('fs').writeFileSync('dist/a.html', '');\n"})
+    record = _validate(settings, run, runtime=podman_runtime)
     assert record.status == "failed" and record.detail == "index: index.html is missing from the output folder"
     assert podman_runtime.list_run_containers("validate-no-out") == []
     assert podman_runtime.list_run_containers("validate-no-index") == []
 
 
-def test_bad_input(settings, make_run) -> None:
-    with pytest.raises(ValidationError, match="no such run 'nope'"):
-        validate_run(settings, "nope")
-    make_run("arena-1", case="capture")
+def test_bad_input(settings, make_run, tmp_path) -> None:
+    arena = make_run("arena-1", case="capture")
     with pytest.raises(ValidationError, match=r"capture is an adversarial case.*tcab build arena-1"):
-        validate_run(settings, "arena-1")
-    run_dir = make_run("no-tree")
-    shutil.rmtree(run_dir / "work")
+        _validate(settings, arena)
+    run = make_run("no-tree")
+    shutil.rmtree(run.run_dir / "work")
     with pytest.raises(ValidationError, match="has no collected tree"):
-        validate_run(settings, "no-tree")
+        _validate(settings, run)
+    # A collected tree that is a link would copy some host folder into the container.
+    (tmp_path / "elsewhere").mkdir()
+    (run.run_dir / "work").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(ValidationError, match="has no collected tree"):
+        _validate(settings, run)
+    # The case handed over must be the run's own.
+    other = resolve_case(settings.catalog_dir, "capture")
+    with pytest.raises(ValidationError, match="ref-2 is a run of lights-out@v1.0.0, not of capture@"):
+        validate_run(settings, other, make_run("ref-2"))
 
 
 def test_outside_requests_are_blocked_and_a_hung_page_fails(settings, make_run, podman_runtime) -> None:
     page = "<!doctype html><title>t</title><img src='http://198.51.100.7/pixel.png'>\n"
-    make_run("outside", {"src/index.html": page})
-    record = validate_run(settings, "outside", runtime=podman_runtime, settle_s=0.3)
+    run = make_run("outside", {"src/index.html": page})
+    record = _validate(settings, run, runtime=podman_runtime, settle_s=0.3)
     assert record.status == "failed"
     assert "blocked a request outside the site: http://198.51.100.7/pixel.png" in _check(record, "errors").detail
 
     busy = "<!doctype html><title>busy</title><script>setTimeout(() => { for (;;) {} }, 50);</script>\n"
-    make_run("busy", {"src/index.html": busy})
-    record = validate_run(settings, "busy", runtime=podman_runtime, settle_s=0.3)
+    run = make_run("busy", {"src/index.html": busy})
+    record = _validate(settings, run, runtime=podman_runtime, settle_s=0.3)
     assert record.status == "failed" and record.detail.startswith("screenshot: the page stopped responding")
     assert podman_runtime.list_run_containers("validate-busy") == []
