@@ -91,6 +91,7 @@ def make_app(store: PodStore, token: str) -> web.Application:
 
     async def exec_(request: web.Request) -> web.StreamResponse:
         ns, name = request.match_info["ns"], request.match_info["name"]
+        store.exec_urls.append(str(request.rel_url))
         if (denied := allowed(request, "exec", ns)) is not None:
             return denied
         pod = store.pods.get((ns, name))

@@ -15,11 +15,9 @@ import time
 
 from tcab.errors import ImageNotFound, RuntimeBackendError
 from tcab.runtime.base import RUN_LABEL, WORKDIR, ContainerSpec
-from tcab.runtime.kubernetes.config import KubeSettings, check_label_value
+from tcab.runtime.kubernetes.config import KubeSettings, check_label_key, check_label_value
 
 CONTAINER = "run"
-#: The full run id, when the label had to be shortened to 63 characters.
-RUN_ANNOTATION = "tcab.org/run-id"
 _POLL_S = 0.1
 _POLL_MAX_S = 1.0
 #: Waiting reasons that mean the image cannot be had.
@@ -92,14 +90,18 @@ def pod_manifest(spec: ContainerSpec, settings: KubeSettings, name: str, *, pull
                 "kubernetes runtime: a preview needs the driver's pod IP for host.docker.internal: "
                 "set POD_IP from the downward API or the preview_host setting (TCAB_K8S_PREVIEW_HOST)")
         pod_spec["hostAliases"] = [{"ip": settings.preview_host, "hostnames": ["host.docker.internal"]}]
-    # Caller labels become annotations: their values need not be label-shaped.
-    annotations = {RUN_ANNOTATION: spec.run_id, **{f"tcab.org/{k}"[:253]: str(v) for k, v in spec.labels.items()
-                                                   if k != RUN_LABEL and re.fullmatch(r"[A-Za-z0-9][-A-Za-z0-9_.]{0,62}", k)}}
+    labels = {}
+    for key, value in spec.labels.items():
+        if not (check_label_key(key) and check_label_value(str(value))):
+            raise RuntimeBackendError(f"kubernetes runtime: label {key}={value!r} is not a valid Kubernetes label")
+        labels[key] = str(value)
+    # No annotations: podman kube play refuses values over 63 characters,
+    # so the full run id lives only in the label (hashed when too long).
+    labels[RUN_LABEL] = run_label(spec.run_id)
     return {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": name, "namespace": settings.namespace,
-                     "labels": {RUN_LABEL: run_label(spec.run_id)}, "annotations": annotations},
+        "metadata": {"name": name, "namespace": settings.namespace, "labels": labels},
         "spec": pod_spec,
     }
 
