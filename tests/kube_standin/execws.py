@@ -118,7 +118,7 @@ async def handle_exec(request: web.Request, cid: str, faults) -> web.WebSocketRe
         while True:
             try:
                 item = await asyncio.wait_for(queue.get(), 0.2)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 if ws.closed:
                     return ws
                 if idle is not None and time.monotonic() - last[0] >= idle:

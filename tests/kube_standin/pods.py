@@ -126,11 +126,11 @@ class PodStore:
         waiter = loop.run_in_executor(None, node.wait_container, cid)
         try:
             code = await asyncio.wait_for(asyncio.shield(waiter), deadline) if deadline else await waiter
-        except asyncio.TimeoutError:
+        except TimeoutError:
             await loop.run_in_executor(None, node.remove_container, cid)
             pod.container = None
             self._status(pod, phase="Failed", reason="DeadlineExceeded",
-                         message=f"Pod was active on the node longer than the specified deadline")
+                         message="Pod was active on the node longer than the specified deadline")
             return
         if self.pods.get((namespace, pod.name)) is pod and code is not None:
             pod.container = None
