@@ -35,3 +35,27 @@ def podman_runtime(base_image):
         pytest.fail(f"{base_image} is missing; run `make images`", pytrace=False)
     return runtime
 
+
+
+@pytest.fixture(scope="session")
+def kube_standin(podman_runtime, tmp_path_factory):
+    """The stand-in Kubernetes API server (tests/kube_standin/), one per
+    session; at the end, no pod may be left in it."""
+    from tests.kube_standin import StandIn
+
+    server = StandIn().start()
+    server.kubeconfig = server.write_kubeconfig(tmp_path_factory.mktemp("kube") / "config")
+    yield server
+    leaked = server.stop()
+    assert leaked == [], f"pods left behind in the stand-in: {leaked}"
+
+
+@pytest.fixture
+def kube_runtime(kube_standin):
+    """The kubernetes backend on the stand-in, with no fault turned on."""
+    from tests.kube_standin import Faults
+    from tcab.runtime import get_runtime
+
+    kube_standin.faults.__init__()  # every test starts from no faults
+    del Faults
+    return get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig))

@@ -42,6 +42,36 @@ def _plain(text: str):
     return Text(readable(str(text)))
 
 
+def _kube_options(fn):
+    """``--k8s-*``: the kubernetes backend's settings (also TCAB_K8S_* variables)."""
+    for flag, help_text in reversed((
+        ("context", "Kubeconfig context (default: the current one; in a pod: in-cluster)."),
+        ("namespace", "Namespace of the run pods (default: tcab)."),
+        ("cpu", "CPU request and limit of a run pod, e.g. 2 or 1500m."),
+        ("memory", "Memory request and limit of a run pod, e.g. 4Gi."),
+        ("node-selector", "Node labels a run pod needs, key=value[,key=value]."),
+        ("image-pull-secret", "Secret the cluster pulls the run image with."),
+    )):
+        fn = click.option(f"--k8s-{flag}", f"k8s_{flag.replace('-', '_')}", metavar="VALUE",
+                          help=f"[--runtime kubernetes] {help_text}")(fn)
+    return fn
+
+
+def _runtime_for(runtime_name: str, kube: dict, max_runtime_s: float | None = None):
+    """The backend name for docker; for kubernetes the constructed backend
+    (its settings checked and the API server reached before any run starts)."""
+    given = {k.removeprefix("k8s_"): v for k, v in kube.items() if v is not None}
+    if runtime_name != "kubernetes":
+        if given:
+            raise click.UsageError(f"--k8s-{next(iter(given)).replace('_', '-')} needs --runtime kubernetes")
+        return runtime_name
+    from tcab.runtime import get_runtime
+
+    if max_runtime_s is not None:
+        given["max_runtime_s"] = max_runtime_s  # the pod's activeDeadlineSeconds leak guard
+    return get_runtime("kubernetes", **given)
+
+
 def _printer(console):
     from rich.text import Text
 
@@ -109,11 +139,12 @@ def _summary(console, record) -> None:
               help="Folder for the run folder (default: results/runs).")
 @click.option("--experimental", is_flag=True, help="Allow experimental versions.")
 @click.option("--json", "as_json", is_flag=True, help="Print run.json instead of the live stream.")
+@_kube_options
 @click.pass_obj
 def run(settings: Settings, case: str, version: str | None, variant: str | None, harness_slug: str,
         model: str | None, max_runtime: float | None, idle_timeout: float, runtime_name: str,
         secrets: tuple[str, ...], max_collect_mb: int, max_log_mb: int, out: Path | None,
-        experimental: bool, as_json: bool) -> None:
+        experimental: bool, as_json: bool, **kube) -> None:
     """Run harness H on CASE in a fresh container: seed the repository, install
     and probe the harness, run the case's init and the session under the max
     runtime and the idle watchdog, collect /work into results/runs/<run-id>/,
@@ -143,6 +174,7 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
     resolved = resolve_case(settings.catalog_dir, case, version, experimental=experimental)
     chosen = resolved.variant(variant)
     harness = load_harness(settings.harnesses_dir, harness_slug)
+    runtime = _runtime_for(runtime_name, kube, max_runtime_s or resolved.max_runtime_hours * 3600)
     console = Console(stderr=as_json)
     cancel = threading.Event()
 
@@ -156,7 +188,7 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
     try:
         record = execute_run(settings, resolved, chosen, harness, RunOptions(
             model=model, max_runtime_s=max_runtime_s,
-            idle_timeout_s=idle_timeout, runtime=runtime_name, secrets=secrets,
+            idle_timeout_s=idle_timeout, runtime=runtime, secrets=secrets,
             max_log_bytes=max_log_mb * 1024 * 1024,
             out_dir=out, limits=CollectLimits(max_bytes=max_collect_mb * 1024 * 1024),
             on_event=None if as_json else _printer(console), cancel=cancel,
@@ -177,7 +209,9 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
 @click.option("--run-id", metavar="ID", help="Only the container of this run.")
 @click.option("--runtime", "runtime_name", default="docker", show_default=True, metavar="NAME")
 @click.option("--json", "as_json", is_flag=True, help="Print the removed container ids as JSON.")
-def cleanup(run_id: str | None, runtime_name: str, as_json: bool) -> None:
+@click.option("--k8s-context", "k8s_context", metavar="VALUE", help="[--runtime kubernetes] Kubeconfig context.")
+@click.option("--k8s-namespace", "k8s_namespace", metavar="VALUE", help="[--runtime kubernetes] Namespace (default: tcab).")
+def cleanup(run_id: str | None, runtime_name: str, as_json: bool, **kube) -> None:
     """Remove the containers that runs left behind (every container carrying
     the org.tcab.run-id label, or only RUN-ID's). Safe while no run is going.
 
@@ -185,11 +219,13 @@ def cleanup(run_id: str | None, runtime_name: str, as_json: bool) -> None:
     Examples:
       tcab cleanup
       tcab cleanup --run-id 20261129-164258-lights-out-classic-reference-7a6f8b --json
+      tcab cleanup --runtime kubernetes --k8s-namespace tcab   (deletes the run pods)
     """
     from tcab.runs import cleanup_containers
     from tcab.runtime import get_runtime
 
-    removed = cleanup_containers(get_runtime(runtime_name), run_id)
+    runtime = _runtime_for(runtime_name, kube)
+    removed = cleanup_containers(get_runtime(runtime) if isinstance(runtime, str) else runtime, run_id)
     if as_json:
         click.echo(json.dumps({"removed": removed}))
     else:

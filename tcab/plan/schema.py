@@ -65,6 +65,13 @@ SCHEMA = sy.Map(
                         sy.Optional("max_runtime_s"): sy.Int(),
                         # Host environment variables passed into sessions as secrets.
                         sy.Optional("secrets"): sy.CommaSeparated(sy.Str()),
+                        # backend: kubernetes only (docs/kubernetes.md).
+                        sy.Optional("context"): sy.Str(),
+                        sy.Optional("namespace"): sy.Str(),
+                        sy.Optional("cpu"): sy.Str(),
+                        sy.Optional("memory"): sy.Str(),
+                        sy.Optional("node_selector"): sy.Str(),
+                        sy.Optional("image_pull_secret"): sy.Str(),
                     }
                 ),
             }
@@ -192,11 +199,36 @@ def _tournament(path: Path, node: sy.YAML) -> TournamentPlan:
 MAX_LIMIT_S = 10**8
 
 
-def _settings(path: Path, node: sy.YAML | None) -> tuple[tuple[str, str], ...]:
+# Settings that only one backend understands; the others are for every backend.
+_BACKEND_SETTINGS = {
+    "docker": ("base_url",),
+    "kubernetes": ("context", "namespace", "cpu", "memory", "node_selector", "image_pull_secret"),
+}
+
+
+def _check_backend_setting(path: Path, backend: str, node: sy.YAML, key: str) -> None:
+    """A setting of another backend, or a kubernetes value Kubernetes would refuse."""
+    owner = next((b for b, keys in _BACKEND_SETTINGS.items() if key in keys), None)
+    if owner is not None and owner != backend:
+        raise _fail(path, node[key], key, f"is a setting of the {owner} backend, not of {backend}")
+    if owner != "kubernetes":
+        return
+    from tcab.errors import RuntimeBackendError
+    from tcab.runtime.kubernetes.config import KubeSettings
+
+    try:
+        KubeSettings.from_options({key: str(node[key].data)}, env={})
+    except RuntimeBackendError as exc:
+        detail = str(exc).removeprefix("kubernetes runtime: ").removeprefix(f"{key}: ")
+        raise _fail(path, node[key], key, detail) from None
+
+
+def _settings(path: Path, node: sy.YAML | None, backend: str = "docker") -> tuple[tuple[str, str], ...]:
     if node is None:
         return ()
     out = []
     for key, value in node.data.items():
+        _check_backend_setting(path, backend, node, key)
         if isinstance(value, int) and value < 1:
             raise _fail(path, node[key], key, f"expected a positive integer, got {value}")
         if key in ("idle_timeout_s", "max_runtime_s") and value > MAX_LIMIT_S:
@@ -221,6 +253,9 @@ def parse_plan(text: str, path: Path | str) -> Plan:
         raise PlanError(f"{path}: expected a mapping with runs and/or tournaments")
     runtime = _opt(doc, "runtime")
     settings = _opt(runtime, "settings") if runtime is not None else None
+    backend = runtime["backend"].data if runtime is not None else "docker"
+    if backend not in _BACKEND_SETTINGS:
+        raise _fail(path, runtime["backend"], "backend", f"expected one of {', '.join(_BACKEND_SETTINGS)}, got {backend!r}")
     tournaments = _items(doc, "tournaments")
     names = [t["name"].data for t in tournaments]
     for t in tournaments:
@@ -229,10 +264,7 @@ def parse_plan(text: str, path: Path | str) -> Plan:
     return Plan(
         path=path,
         name=doc["name"].data,
-        runtime=RuntimeSpec(
-            backend=runtime["backend"].data if runtime is not None else "docker",
-            settings=_settings(path, settings),
-        ),
+        runtime=RuntimeSpec(backend=backend, settings=_settings(path, settings, backend)),
         parallelism=_positive(path, doc["parallelism"], "parallelism"),
         matrices=tuple(_matrix(path, m) for m in _items(doc, "runs")),
         tournaments=tuple(_tournament(path, t) for t in tournaments),

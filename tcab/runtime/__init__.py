@@ -33,6 +33,7 @@ from tcab.runtime.images import RUN_IMAGES, resolve_image, run_image
 #: dependencies are only needed when it is chosen.
 BACKENDS: dict[str, str] = {
     "docker": "tcab.runtime.docker:DockerRuntime",
+    "kubernetes": "tcab.runtime.kubernetes:KubernetesRuntime",
 }
 
 

@@ -28,13 +28,15 @@ from tcab.tasks.executors import (
 )
 
 # Plan runtime settings that configure the runtime client; the others go to the run.
-CLIENT_SETTINGS = ("base_url",)
+CLIENT_SETTINGS = ("base_url", "context", "namespace", "cpu", "memory", "node_selector", "image_pull_secret")
 
 
-def _runtime(spec: RuntimeSpec):
+def _runtime(spec: RuntimeSpec, max_runtime_s: float | None = None):
     from tcab.runtime import get_runtime
 
     options = {k: v for k, v in spec.settings if k in CLIENT_SETTINGS}
+    if spec.backend == "kubernetes" and max_runtime_s is not None:
+        options["max_runtime_s"] = max_runtime_s  # the pod's activeDeadlineSeconds leak guard
     return get_runtime(spec.backend, **options)
 
 
@@ -66,7 +68,7 @@ def run(request: RunRequest) -> RunOutcome:
     conf = request.runtime.as_dict()
     options = RunOptions(
         model=spec.model,
-        runtime=_runtime(request.runtime),
+        runtime=_runtime(request.runtime, float(conf.get("max_runtime_s") or request.case.max_runtime_hours * 3600)),
         seed_dir=request.seed_dir,
         prompt=request.prompt,
         plan_digest=spec.entry_digest,

@@ -9,9 +9,12 @@ from tcab.runtime import BACKENDS, ContainerSpec
 
 @pytest.fixture(params=sorted(BACKENDS))
 def runtime(request):
-    """Each backend, connected to a real engine (docker: the Podman socket)."""
+    """Each backend, connected to a real engine (docker: the Podman socket;
+    kubernetes: tests/kube_standin/, no real cluster)."""
     if request.param == "docker":
         return request.getfixturevalue("podman_runtime")
+    if request.param == "kubernetes":  # the stand-in API server, pods as Podman containers
+        return request.getfixturevalue("kube_runtime")
     pytest.fail(f"backend {request.param!r} has no test setup in tests/runtime/conftest.py")
 
 

@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 
 from tcab.errors import ImageNotFound, RuntimeBackendError
-from tcab.runtime import CollectLimits, ContainerSpec, ExecEnd, ExecOptions, get_runtime
+from tcab.runtime import RUN_USER, CollectLimits, ContainerSpec, ExecEnd, ExecOptions, get_runtime
 
 
 def _ps(rt, cid) -> str:
-    return rt.exec(cid, ["ps", "-eo", "user,stat,args"], ExecOptions(user="root")).stdout
+    # A pod has one unprivileged user, who owns every process: no root needed.
+    user = RUN_USER if rt.name == "kubernetes" else "root"
+    return rt.exec(cid, ["ps", "-eo", "user,stat,args"], ExecOptions(user=user)).stdout
 
 
 def test_unknown_backend_lists_the_known_ones() -> None:
@@ -33,6 +35,13 @@ def test_exec_streams_lines_and_reports_exit_code(runtime, box) -> None:
     assert ("stdout", "tcab") in seen and ("stdout", "/work") in seen
     assert ("stderr", "oops") in seen and ("stdout", "no-newline") in seen
     assert "oops" in res.stderr
+    if runtime.name == "kubernetes":
+        # No privilege escalation in a pod: root is refused, never faked.
+        with pytest.raises(RuntimeBackendError, match="refused"):
+            runtime.exec(box, ["id", "-u"], ExecOptions(user="root"))
+        env = runtime.exec(box, ["sh", "-c", "id -u; echo $X"], ExecOptions(env={"X": "1"}))
+        assert env.ok and env.stdout.split() == ["1000", "1"]
+        return
     root = runtime.exec(box, ["id", "-u"], ExecOptions(user="root", env={"X": "1"}))
     assert root.ok and root.stdout.strip() == "0"
 

@@ -1,0 +1,230 @@
+"""The ``kubernetes`` backend: one pod per run through the Kubernetes API.
+
+Built on the official ``kubernetes`` Python client. A run's "container" is
+a pod named ``tcab-<run id>-<random>`` in the configured namespace, labelled
+``org.tcab.run-id``; commands, copies and kills go through the pod exec
+WebSocket (``v5.channel.k8s.io``, falling back to ``v4``). See
+docs/kubernetes.md for the settings, the RBAC and what an operator watches.
+
+Differences from the docker backend, all from what Kubernetes allows:
+commands run as the pod's one unprivileged user (``ExecOptions.user`` other
+than the run user is refused: the pod has no privilege escalation); the
+image digest is the ``imageID`` a node reports, so ``ensure_image`` starts
+a short probe pod the first time a reference is asked for; ``pids_limit``
+is the node's (kubelet ``podPidsLimit``), not per pod.
+
+**No real cluster has been exercised here**: the backend is tested against
+the stand-in API server in ``tests/kube_standin/`` (real HTTP and WebSocket,
+official schema validation, pods as real Podman containers) and its pod
+manifests through ``podman kube play``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from pathlib import Path
+from typing import BinaryIO
+
+from tcab.errors import RuntimeBackendError
+from tcab.runtime.base import (
+    RUN_LABEL,
+    RUN_USER,
+    WORKDIR,
+    CollectLimits,
+    CollectReport,
+    ContainerSpec,
+    ExecOptions,
+    ExecResult,
+    ImageInfo,
+)
+from tcab.runtime.kubernetes import copy as _copy
+from tcab.runtime.kubernetes.config import KubeSettings, load_client_config
+from tcab.runtime.kubernetes.errors import kube_error
+from tcab.runtime.kubernetes.exec import ExecStream, run_exec
+from tcab.runtime.kubernetes.pods import (
+    CONTAINER,
+    image_digest,
+    is_running,
+    pod_manifest,
+    pod_name,
+    pod_problem,
+    run_label,
+    wait_running,
+)
+
+_TIMEOUT = (10, 60)  # (connect, read) seconds for every plain API call
+
+
+class KubernetesRuntime:
+    """Runtime over the Kubernetes API (see module docstring). ``options``
+    are the settings of :class:`~tcab.runtime.kubernetes.config.KubeSettings`."""
+
+    name = "kubernetes"
+
+    def __init__(self, **options):
+        self.settings = KubeSettings.from_options(options)
+        configuration = load_client_config(self.settings)
+        from kubernetes import client
+
+        self.core = client.CoreV1Api(client.ApiClient(configuration))
+        # stream() swaps its ApiClient's transport while connecting: a client
+        # of its own, behind a lock, keeps plain calls off the WebSocket path.
+        self._stream_core = client.CoreV1Api(client.ApiClient(configuration))
+        self._stream_lock = threading.Lock()
+        self._digests: dict[str, ImageInfo] = {}
+        self.namespace = self.settings.namespace
+        try:
+            self.server_version = client.VersionApi(self.core.api_client).get_code(_request_timeout=_TIMEOUT).git_version
+        except Exception as exc:
+            raise kube_error(exc, f"reach the API server at {configuration.host}") from exc
+        self.list_run_containers()  # a missing RBAC grant shows here, before any run starts
+
+    # -- images -------------------------------------------------------------
+
+    def ensure_image(self, ref: str, *, pull: bool = True) -> ImageInfo:
+        """The image as a node has it: a probe pod runs it once per reference
+        (per backend instance) and its ``imageID`` is the digest. Raises
+        ImageNotFound when the cluster cannot pull it."""
+        known = self._digests.get(ref)
+        if known is not None:
+            return known
+        spec = ContainerSpec(image=ref, run_id=f"image-probe-{secrets.token_hex(4)}")
+        name = self._create(spec, pull_policy="IfNotPresent" if pull else "Never")
+        try:
+            pod = self._wait(name)
+        finally:
+            self.remove(name)
+        image_id, digest = image_digest(pod)
+        info = self._digests[ref] = ImageInfo(ref=ref, id=image_id, digest=digest, pulled=False)
+        return info
+
+    # -- pods ---------------------------------------------------------------
+
+    def _create(self, spec: ContainerSpec, pull_policy: str = "IfNotPresent") -> str:
+        name = pod_name(spec.run_id)
+        body = pod_manifest(spec, self.settings, name, pull_policy=pull_policy)
+        try:
+            self.core.create_namespaced_pod(self.namespace, body, field_validation="Strict", _request_timeout=_TIMEOUT)
+        except Exception as exc:
+            raise kube_error(exc, f"create pod in namespace {self.namespace}", name) from exc
+        return name
+
+    def _read(self, name: str) -> dict:
+        """The pod as its JSON document (camelCase keys, as the docs show it)."""
+        try:
+            pod = self.core.read_namespaced_pod(name, self.namespace, _request_timeout=_TIMEOUT)
+        except Exception as exc:
+            raise kube_error(exc, "read pod", name) from exc
+        return self.core.api_client.sanitize_for_serialization(pod)
+
+    def _wait(self, name: str):
+        try:
+            return wait_running(lambda: self._read(name), name, self.settings.start_timeout_s)
+        except BaseException:
+            self.remove(name)  # a pod that will not run is never left behind
+            raise
+
+    def start(self, spec: ContainerSpec) -> str:
+        name = self._create(spec)
+        pod = self._wait(name)
+        image_id, digest = image_digest(pod)
+        self._digests.setdefault(spec.image, ImageInfo(ref=spec.image, id=image_id, digest=digest))
+        return name
+
+    def remove(self, container: str) -> None:
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            self.core.delete_namespaced_pod(container, self.namespace, grace_period_seconds=0,
+                                            _request_timeout=_TIMEOUT)
+        except ApiException as exc:
+            if exc.status == 404:
+                return
+            raise kube_error(exc, "delete pod", container) from exc
+        except Exception as exc:
+            raise kube_error(exc, "delete pod", container) from exc
+
+    def list_run_containers(self, run_id: str | None = None) -> list[str]:
+        selector = RUN_LABEL if run_id is None else f"{RUN_LABEL}={run_label(run_id)}"
+        try:
+            found = self.core.list_namespaced_pod(self.namespace, label_selector=selector, _request_timeout=_TIMEOUT)
+        except Exception as exc:
+            raise kube_error(exc, f"list pods in namespace {self.namespace}") from exc
+        return [p.metadata.name for p in found.items]
+
+    def check_pod(self, name: str) -> None:
+        """Raise RuntimeBackendError naming why pod ``name`` no longer runs."""
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            pod = self._read(name)
+        except RuntimeBackendError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ApiException) and cause.status == 404:
+                raise RuntimeBackendError(f"kubernetes runtime: pod {name} is gone "
+                                          "(deleted from outside the run, or evicted)") from cause
+            raise
+        if (pod.get("metadata") or {}).get("deletionTimestamp"):
+            raise RuntimeBackendError(f"kubernetes runtime: pod {name} is being deleted (from outside the run)")
+        if not is_running(pod):
+            status = pod.get("status") or {}
+            raise pod_problem(pod) or RuntimeBackendError(
+                f"kubernetes runtime: pod {name} is {status.get('phase')}: {status.get('reason')}: {status.get('message')}")
+
+    # -- commands -----------------------------------------------------------
+
+    def _open(self, container: str):
+        from kubernetes.stream import stream
+
+        def open_stream(command: list[str], stdin: bool) -> ExecStream:
+            try:
+                with self._stream_lock:
+                    ws = stream(self._stream_core.connect_get_namespaced_pod_exec, container, self.namespace,
+                                command=command, container=CONTAINER, stdin=stdin, stdout=True, stderr=True,
+                                tty=False, _preload_content=False, binary=True)
+            except Exception as exc:
+                self.check_pod(container)
+                raise kube_error(exc, "open an exec stream", container) from exc
+            return ExecStream(ws)
+
+        return open_stream
+
+    def exec(self, container: str, argv: list[str], options: ExecOptions | None = None) -> ExecResult:
+        options = options or ExecOptions()
+        if options.user not in (RUN_USER, str(self.settings.run_uid)):
+            raise RuntimeBackendError(f"kubernetes runtime: exec as {options.user!r} is refused: pods run "
+                                      f"as {RUN_USER} without privilege escalation")
+        try:
+            return run_exec(self._open(container), lambda: self.check_pod(container), argv, options)
+        except RuntimeBackendError as exc:
+            if str(exc).startswith("kubernetes runtime:"):
+                raise
+            raise RuntimeBackendError(f"kubernetes runtime: {exc} (pod {container})") from exc
+        except Exception as exc:
+            raise kube_error(exc, f"exec {argv[:1]}", container) from exc
+
+    # -- copies -------------------------------------------------------------
+
+    def copy_in(self, container: str, src: Path, dest: str = WORKDIR) -> None:
+        try:
+            _copy.copy_in(self._open(container), Path(src), dest, self.settings.run_uid)
+        except RuntimeBackendError as exc:
+            raise RuntimeBackendError(f"kubernetes runtime: {exc} (pod {container})") from exc
+        except Exception as exc:
+            raise kube_error(exc, f"copy {src} in", container) from exc
+
+    def open_archive(self, container: str, src: str) -> BinaryIO:
+        import io
+
+        return io.BufferedReader(_copy.open_archive(self._open(container), src), 1 << 20)
+
+    def copy_out(self, container: str, src: str, dest: Path, limits: CollectLimits | None = None) -> CollectReport:
+        try:
+            return _copy.copy_out(self._open(container), src, Path(dest), limits)
+        except RuntimeBackendError as exc:
+            if str(exc).startswith("kubernetes runtime:"):
+                raise
+            raise RuntimeBackendError(f"kubernetes runtime: {exc} (pod {container})") from exc
+        except Exception as exc:
+            raise kube_error(exc, f"copy {src} out", container) from exc

@@ -1,0 +1,179 @@
+"""Pods: the manifest of a run pod, waiting for it to run, and why it did not.
+
+A run pod is one container idling (``sleep infinity``) until removed, like
+the docker backend's container; commands reach it by exec. The manifest is
+a plain dict (what the API server validates, and what ``podman kube play``
+is fed in the tests), built by :func:`pod_manifest` alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import time
+
+from tcab.errors import ImageNotFound, RuntimeBackendError
+from tcab.runtime.base import RUN_LABEL, WORKDIR, ContainerSpec
+from tcab.runtime.kubernetes.config import KubeSettings, check_label_key, check_label_value
+
+CONTAINER = "run"
+_POLL_S = 0.1
+_POLL_MAX_S = 1.0
+#: Waiting reasons that mean the image cannot be had.
+PULL_FAILURES = {"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull",
+                 "RegistryUnavailable"}
+#: Waiting reasons that mean the container will not start as configured.
+START_FAILURES = {"CreateContainerConfigError", "CreateContainerError", "RunContainerError",
+                  "CrashLoopBackOff"}
+
+
+def run_label(run_id: str) -> str:
+    """The ``RUN_LABEL`` value for ``run_id``: itself when it is a valid label
+    value, else a readable prefix plus a hash (label values stop at 63)."""
+    if check_label_value(run_id):
+        return run_id
+    clean = re.sub(r"[^A-Za-z0-9_.-]", "-", run_id)[:44].strip("-_.") or "run"
+    return f"{clean}-{hashlib.sha256(run_id.encode()).hexdigest()[:16]}"
+
+
+def pod_name(run_id: str) -> str:
+    """A fresh DNS-1123 pod name that shows the run id."""
+    clean = re.sub(r"[^a-z0-9-]+", "-", run_id.lower()).strip("-")[:48].strip("-") or "run"
+    return f"tcab-{clean}-{secrets.token_hex(4)}"
+
+
+def pod_manifest(spec: ContainerSpec, settings: KubeSettings, name: str, *, pull_policy: str = "IfNotPresent") -> dict:
+    """The Pod for ``spec``: see docs/kubernetes.md for what each field is for.
+    ``pull_policy`` is ``Never`` only for ``ensure_image(pull=False)``."""
+    resources: dict[str, dict[str, str]] = {}
+    memory = settings.memory
+    if spec.memory_bytes is not None:
+        memory = str(spec.memory_bytes) if memory is None else memory
+    if settings.cpu:
+        resources.setdefault("requests", {})["cpu"] = settings.cpu
+        resources.setdefault("limits", {})["cpu"] = settings.cpu
+    if memory:
+        resources.setdefault("requests", {})["memory"] = memory
+        resources.setdefault("limits", {})["memory"] = memory
+    uid = settings.run_uid
+    pod_spec: dict = {
+        "restartPolicy": "Never",
+        "automountServiceAccountToken": False,
+        # No service environment variables: a run sees only its own env.
+        "enableServiceLinks": False,
+        # The pause container becomes PID 1 and reaps what a killed command
+        # orphans (the docker backend's init=True).
+        "shareProcessNamespace": True,
+        "terminationGracePeriodSeconds": 0,
+        "activeDeadlineSeconds": settings.active_deadline_s,
+        "securityContext": {"runAsUser": uid, "runAsGroup": uid, "runAsNonRoot": True,
+                            "seccompProfile": {"type": "RuntimeDefault"}},
+        "containers": [{
+            "name": CONTAINER,
+            "image": spec.image,
+            "imagePullPolicy": pull_policy,
+            "command": ["sleep", "infinity"],
+            "workingDir": WORKDIR,
+            "env": [{"name": k, "value": str(v)} for k, v in sorted(spec.env.items())],
+            "resources": resources,
+            "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
+        }],
+    }
+    if settings.node_selector:
+        pod_spec["nodeSelector"] = dict(settings.node_selector)
+    if settings.image_pull_secret:
+        pod_spec["imagePullSecrets"] = [{"name": settings.image_pull_secret}]
+    if spec.host_gateway:
+        if not settings.preview_host:
+            raise RuntimeBackendError(
+                "kubernetes runtime: a preview needs the driver's pod IP for host.docker.internal: "
+                "set POD_IP from the downward API or the preview_host setting (TCAB_K8S_PREVIEW_HOST)")
+        pod_spec["hostAliases"] = [{"ip": settings.preview_host, "hostnames": ["host.docker.internal"]}]
+    labels = {}
+    for key, value in spec.labels.items():
+        if not (check_label_key(key) and check_label_value(str(value))):
+            raise RuntimeBackendError(f"kubernetes runtime: label {key}={value!r} is not a valid Kubernetes label")
+        labels[key] = str(value)
+    # No annotations: podman kube play refuses values over 63 characters,
+    # so the full run id lives only in the label (hashed when too long).
+    labels[RUN_LABEL] = run_label(spec.run_id)
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": settings.namespace, "labels": labels},
+        "spec": pod_spec,
+    }
+
+
+def _get(obj: dict | None, key: str):
+    """A field of a pod document (JSON, camelCase), None when absent."""
+    return obj.get(key) if isinstance(obj, dict) else None
+
+
+def pod_problem(pod) -> Exception | None:
+    """Why ``pod`` will never run, as the exception to raise; None while it may."""
+    status = _get(pod, "status")
+    name = _get(_get(pod, "metadata"), "name")
+    phase = _get(status, "phase")
+    for cond in _get(status, "conditions") or []:
+        if _get(cond, "type") == "PodScheduled" and _get(cond, "status") == "False" \
+                and _get(cond, "reason") == "Unschedulable":
+            return RuntimeBackendError(f"kubernetes runtime: pod {name} is unschedulable: {_get(cond, 'message')}")
+    for cs in _get(status, "containerStatuses") or []:
+        state = _get(cs, "state")
+        waiting = _get(state, "waiting")
+        terminated = _get(state, "terminated")
+        if waiting is not None and _get(waiting, "reason") in PULL_FAILURES:
+            return ImageNotFound(f"kubernetes runtime: pod {name} cannot pull image {_get(cs, 'image')}: "
+                                 f"{_get(waiting, 'reason')}: {_get(waiting, 'message')} "
+                                 "(push it to a registry the cluster reaches; locally: `make images`)")
+        if waiting is not None and _get(waiting, "reason") in START_FAILURES:
+            return RuntimeBackendError(f"kubernetes runtime: pod {name} cannot start: "
+                                       f"{_get(waiting, 'reason')}: {_get(waiting, 'message')}")
+        if terminated is not None:
+            return RuntimeBackendError(f"kubernetes runtime: pod {name} died: {_get(terminated, 'reason')} "
+                                       f"(exit {_get(terminated, 'exitCode')}) {_get(terminated, 'message') or ''}".rstrip())
+    if phase in ("Failed", "Succeeded"):
+        return RuntimeBackendError(f"kubernetes runtime: pod {name} is {phase}: "
+                                   f"{_get(status, 'reason')}: {_get(status, 'message')}")
+    return None
+
+
+def is_running(pod) -> bool:
+    status = _get(pod, "status")
+    if _get(status, "phase") != "Running" or _get(_get(pod, "metadata"), "deletionTimestamp"):
+        return False
+    return any(_get(_get(cs, "state"), "running") is not None for cs in _get(status, "containerStatuses") or [])
+
+
+def wait_running(read, name: str, timeout_s: float):
+    """Poll ``read()`` (the pod) until it runs; raise at once when it cannot,
+    and after ``timeout_s`` with its last phase."""
+    deadline = time.monotonic() + timeout_s
+    delay = _POLL_S
+    while True:
+        pod = read()
+        if is_running(pod):
+            return pod
+        problem = pod_problem(pod)
+        if problem is not None:
+            raise problem
+        if time.monotonic() >= deadline:
+            phase = _get(_get(pod, "status"), "phase")
+            raise RuntimeBackendError(f"kubernetes runtime: pod {name} did not run within {timeout_s:g} s "
+                                      f"(phase {phase}); see `kubectl describe pod {name}`")
+        time.sleep(delay)
+        delay = min(delay * 1.5, _POLL_MAX_S)
+
+
+def image_digest(pod) -> tuple[str, str]:
+    """(id, digest) from the running container's ``imageID``: the digest is
+    ``repo@sha256:...`` as the node reports it, the id its ``sha256:...``."""
+    for cs in _get(_get(pod, "status"), "containerStatuses") or []:
+        image_id = _get(cs, "imageID") or ""
+        if image_id:
+            ref = image_id.split("://", 1)[-1]
+            match = re.search(r"sha256:[0-9a-f]{64}", ref)
+            return (match.group(0) if match else ref), ref
+    raise RuntimeBackendError("kubernetes runtime: the pod reports no imageID")

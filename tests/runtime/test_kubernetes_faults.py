@@ -1,0 +1,196 @@
+"""The kubernetes backend against what a cluster does wrong, through the
+stand-in API server (tests/kube_standin/): every fault raises with its
+cause named, and no pod is left behind."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tcab.errors import ImageNotFound, RuntimeBackendError
+from tcab.runs import cleanup_containers
+from tcab.runtime import ContainerSpec, ExecEnd, ExecOptions, get_runtime
+
+
+def _spec(base_image: str, run_id: str, **kw) -> ContainerSpec:
+    return ContainerSpec(image=base_image, run_id=run_id, **kw)
+
+
+def _no_pods(kube_standin) -> None:
+    assert kube_standin.pods() == [], "a pod was left behind"
+
+
+def test_pull_failure_is_raised_at_once_with_the_reason(kube_runtime, kube_standin, base_image) -> None:
+    t0 = time.monotonic()
+    with pytest.raises(ImageNotFound, match="ErrImagePull|ImagePullBackOff"):
+        kube_runtime.start(_spec("localhost/tcab/no-such-image:never", "pull-missing"))
+    kube_standin.faults.pull_fail.add(base_image)
+    with pytest.raises(ImageNotFound, match="registry refused"):
+        kube_runtime.start(_spec(base_image, "pull-refused"))
+    with pytest.raises(ImageNotFound, match="registry refused"):
+        kube_runtime.ensure_image(base_image)
+    assert time.monotonic() - t0 < 60
+    _no_pods(kube_standin)
+
+
+def test_pull_disabled_never_pulls(kube_runtime, kube_standin) -> None:
+    with pytest.raises(ImageNotFound, match="ErrImageNeverPull"):
+        kube_runtime.ensure_image("localhost/tcab/no-such-image:never", pull=False)
+    _no_pods(kube_standin)
+
+
+def test_unschedulable_is_raised_with_the_scheduler_message(kube_standin, base_image) -> None:
+    kube_standin.faults.__init__()
+    kc = str(kube_standin.kubeconfig)
+    with pytest.raises(RuntimeBackendError, match="unschedulable.*didn't match Pod's node affinity/selector"):
+        get_runtime("kubernetes", kubeconfig=kc, node_selector="pool=gpu").start(_spec(base_image, "sched-1"))
+    with pytest.raises(RuntimeBackendError, match="unschedulable.*Insufficient cpu"):
+        get_runtime("kubernetes", kubeconfig=kc, cpu="512").start(_spec(base_image, "sched-2"))
+    kube_standin.faults.unschedulable = True
+    with pytest.raises(RuntimeBackendError, match="unschedulable"):
+        get_runtime("kubernetes", kubeconfig=kc).start(_spec(base_image, "sched-3"))
+    kube_standin.faults.unschedulable = False
+    _no_pods(kube_standin)
+
+
+def test_waiting_for_running_is_bounded(kube_standin, base_image) -> None:
+    kube_standin.faults.__init__()
+    kube_standin.faults.unschedulable = True  # but reported only after the bound: no reason shown yet
+    rt = get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), start_timeout_s="0.05")
+    with pytest.raises(RuntimeBackendError, match="unschedulable|did not run within 0.05 s"):
+        rt.start(_spec(base_image, "bounded"))
+    kube_standin.faults.unschedulable = False
+    _no_pods(kube_standin)
+
+
+@pytest.mark.timeout(120)
+def test_stream_dropped_without_status_is_a_backend_failure(kube_runtime, kube_standin, base_image) -> None:
+    pod = kube_runtime.start(_spec(base_image, "dropped"))
+    try:
+        kube_standin.faults.stream_idle_timeout_s = 1.0
+        with pytest.raises(RuntimeBackendError, match="without a status frame"):
+            kube_runtime.exec(pod, ["sh", "-c", "echo first; sleep 5; echo never"])
+        # The idle watchdog below the kubelet's timeout ends it first, as data.
+        res = kube_runtime.exec(pod, ["sh", "-c", "echo first; sleep 30"], ExecOptions(idle_timeout_s=0.5))
+        assert res.end is ExecEnd.IDLE and "first" in res.stdout
+    finally:
+        kube_runtime.remove(pod)
+    _no_pods(kube_standin)
+
+
+@pytest.mark.timeout(120)
+def test_pod_deleted_mid_run_is_a_backend_failure(kube_runtime, kube_standin, base_image) -> None:
+    pod = kube_runtime.start(_spec(base_image, "deleted"))
+    threading.Timer(1.5, kube_standin.delete_pod, args=("tcab", pod)).start()
+    with pytest.raises(RuntimeBackendError, match=f"pod {pod} is gone"):
+        kube_runtime.exec(pod, ["sh", "-c", "echo working; sleep 60"])
+    kube_runtime.remove(pod)  # already gone: fine
+    _no_pods(kube_standin)
+
+
+@pytest.mark.timeout(120)
+def test_v4_protocol_streams_and_copies(kube_runtime, kube_standin, base_image, tmp_path: Path) -> None:
+    kube_standin.faults.protocols = ("v4.channel.k8s.io",)
+    pod = kube_runtime.start(_spec(base_image, "v4"))
+    try:
+        seen: list[tuple[str, str]] = []
+        res = kube_runtime.exec(pod, ["sh", "-c", "echo a; echo b >&2; exit 3"],
+                                ExecOptions(env={"K": "v"}, on_output=lambda s, line, t: seen.append((s, line))))
+        assert res.exit_code == 3 and ("stdout", "a") in seen and ("stderr", "b") in seen
+        (tmp_path / "src").mkdir()
+        (tmp_path / "src" / "f.txt").write_text("payload\n" * 50_000)
+        kube_runtime.copy_in(pod, tmp_path / "src")
+        report = kube_runtime.copy_out(pod, "/work", tmp_path / "out")
+        assert report.files == 1 and (tmp_path / "out" / "f.txt").read_text() == "payload\n" * 50_000
+    finally:
+        kube_runtime.remove(pod)
+
+
+@pytest.mark.timeout(120)
+def test_secrets_never_reach_a_url_or_a_command_line(kube_runtime, kube_standin, base_image) -> None:
+    secret = "sk-test-" + "q7" * 12
+    pod = kube_runtime.start(_spec(base_image, "secrets"))
+    try:
+        res = kube_runtime.exec(pod, ["sh", "-c", 'echo "${#API_KEY}"; ps -eo args'],
+                                ExecOptions(env={"API_KEY": secret, "ODD": "a'b\"c $(x) `y`\nz"}))
+        assert res.stdout.splitlines()[0] == str(len(secret)) and secret not in res.stdout
+        odd = kube_runtime.exec(pod, ["sh", "-c", 'printf %s "$ODD"'], ExecOptions(env={"ODD": "a'b\"c $(x) `y`\nz"}))
+        assert odd.stdout == "a'b\"c $(x) `y`\nz"
+        assert not any(secret in url for url in kube_standin.store.exec_urls)
+        with pytest.raises(RuntimeBackendError, match="not a valid environment variable name"):
+            kube_runtime.exec(pod, ["true"], ExecOptions(env={"A;rm -rf /": "x"}))
+    finally:
+        kube_runtime.remove(pod)
+
+
+def test_missing_rbac_is_a_clear_error_before_a_run(kube_standin, base_image) -> None:
+    kc = str(kube_standin.kubeconfig)
+    kube_standin.faults.__init__()
+    kube_standin.faults.forbidden = {"list"}
+    with pytest.raises(RuntimeBackendError, match="HTTP 403.*missing RBAC: apply containers/kubernetes/rbac.yaml"):
+        get_runtime("kubernetes", kubeconfig=kc)
+    kube_standin.faults.forbidden = {"create"}
+    with pytest.raises(RuntimeBackendError, match="create pod in namespace tcab.*403.*cannot create"):
+        get_runtime("kubernetes", kubeconfig=kc).start(_spec(base_image, "rbac"))
+    kube_standin.faults.forbidden = set()
+    _no_pods(kube_standin)
+
+
+def test_unreachable_server_wrong_context_and_namespace(kube_standin, base_image, tmp_path: Path) -> None:
+    kube_standin.faults.__init__()
+    dead = tmp_path / "dead"
+    dead.write_text(kube_standin.kubeconfig.read_text().replace(kube_standin.url, "http://127.0.0.1:9"))
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeBackendError, match="unreachable"):
+        get_runtime("kubernetes", kubeconfig=str(dead))
+    assert time.monotonic() - t0 < 30
+    with pytest.raises(RuntimeBackendError, match="context nope.*Expected object with name nope"):
+        get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), context="nope")
+    rt = get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), namespace="missing")
+    with pytest.raises(RuntimeBackendError, match='namespaces "missing" not found'):
+        rt.start(_spec(base_image, "ns"))
+    with pytest.raises(RuntimeBackendError, match="namespace: 'Bad_NS' is not a valid namespace"):
+        get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), namespace="Bad_NS")
+    with pytest.raises(RuntimeBackendError, match="memory: expected a positive Kubernetes quantity"):
+        get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), memory="lots")
+    with pytest.raises(RuntimeBackendError, match="unknown setting 'base_url'"):
+        get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), base_url="unix:///x")
+
+
+def test_strict_field_validation_refuses_unknown_fields(kube_standin) -> None:
+    # Raw HTTP: the client's own models would refuse this body before sending.
+    import json
+    import urllib.error
+    import urllib.request
+
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "tcab-strict"},
+            "spec": {"containers": [{"name": "run", "image": "x", "runAsUser": 1000}]}}
+    req = urllib.request.Request(f"{kube_standin.url}/api/v1/namespaces/tcab/pods?fieldValidation=Strict",
+                                 data=json.dumps(body).encode(), method="POST",
+                                 headers={"Authorization": f"Bearer {kube_standin.token}",
+                                          "Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(req, timeout=30)
+    status = json.loads(info.value.read())
+    assert info.value.code == 422 and status["reason"] == "Invalid"
+    assert "'runAsUser' was unexpected" in status["message"]
+    assert kube_standin.pods() == []
+
+
+def test_cleanup_by_label_removes_every_run_pod(kube_runtime, kube_standin, base_image) -> None:
+    long_id = "20261130-000000-" + "very-long-case-name-" * 4 + "abc123"
+    pods = [kube_runtime.start(_spec(base_image, "leak-1")), kube_runtime.start(_spec(base_image, long_id))]
+    assert kube_runtime.list_run_containers(long_id) == [pods[1]]
+    assert sorted(cleanup_containers(kube_runtime)) == sorted(pods)
+    _no_pods(kube_standin)
+
+
+@pytest.mark.timeout(120)
+def test_image_digest_comes_from_the_pods_image_id(kube_runtime, kube_standin, base_image, podman_runtime) -> None:
+    info = kube_runtime.ensure_image(base_image)
+    local = podman_runtime.ensure_image(base_image)
+    assert info.digest == local.digest  # the node's RepoDigest, as the kubelet reports it
+    _no_pods(kube_standin)
