@@ -45,3 +45,17 @@ def test_check_installs_the_cli_and_reports_drift(tmp_path, podman_runtime, monk
     [row] = json.loads(result.stdout)
     assert row["status"] == "drift" and row["missing"] == ["--no-such-flag"]
     assert row["version"][0].isdigit()  # --version answered
+
+
+def test_environment_probe_in_the_run_image(podman_runtime, base_image) -> None:
+    from tcab.harnesses.environment import ENVIRONMENT_PROBE, parse_environment
+    from tcab.runtime import ContainerSpec
+
+    container = podman_runtime.start(ContainerSpec(image=base_image, run_id="env-probe-test"))
+    try:
+        res = podman_runtime.exec(container, ENVIRONMENT_PROBE)
+    finally:
+        podman_runtime.remove(container)
+    env = parse_environment(res.stdout)
+    assert env["os"].startswith("Debian") and env["python"].startswith("3.")
+    assert int(env["node"].lstrip("v").split(".")[0]) >= 22 and env["npm"] and env["pip"]
