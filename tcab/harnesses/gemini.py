@@ -19,7 +19,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tcab.harnesses.events import MODEL_FAILURE, RETRYING, Event, Tokens, Verdict, _int, clip, strip_ansi
+from tcab.harnesses.events import (
+    MODEL_FAILURE,
+    RETRYING,
+    Event,
+    Tokens,
+    Verdict,
+    _int,
+    clip,
+    strip_ansi,
+)
 
 _WRITE_TOOLS = {"write_file", "replace", "edit"}
 _READ_TOOLS = {"read_file", "read_many_files", "list_directory", "glob", "grep_search", "search_file_content",

@@ -16,7 +16,16 @@ from __future__ import annotations
 
 import json
 
-from tcab.harnesses.events import MODEL_FAILURE, RETRYING, Event, Tokens, Verdict, _int, clip, strip_ansi
+from tcab.harnesses.events import (
+    MODEL_FAILURE,
+    RETRYING,
+    Event,
+    Tokens,
+    Verdict,
+    _int,
+    clip,
+    strip_ansi,
+)
 
 _WRITE_TOOLS = {"write", "edit", "patch", "multiedit"}
 _READ_TOOLS = {"read", "glob", "grep", "list", "webfetch"}
