@@ -11,6 +11,8 @@ ADAPTERS: dict[str, str] = {
     "plain": "tcab.harnesses.events:PlainAdapter",
     "claude-stream-json": "tcab.harnesses.claude:ClaudeStreamJsonAdapter",
     "codex-json": "tcab.harnesses.codex:CodexJsonAdapter",
+    "gemini-stream-json": "tcab.harnesses.gemini:GeminiStreamJsonAdapter",
+    "opencode-json": "tcab.harnesses.opencode:OpenCodeJsonAdapter",
 }
 
 

@@ -7,6 +7,12 @@ blocks, plus ``usage``), ``user`` (``tool_result`` blocks) and a final
 Claude Code repeats one assistant message's usage on each of its content
 lines, so usage is counted once per message id; the ``result`` line's usage,
 when present, is the authoritative total.
+
+Failures and ceilings: ``system``/``api_retry`` lines (attempt, status,
+error) are keep-alives for the idle watchdog; a ``result`` with
+``is_error`` is the verdict ``harness_error`` with its own text, and the
+subtypes ``error_max_turns`` / ``error_max_budget_usd`` are
+``limit_exceeded``.
 """
 
 from __future__ import annotations
@@ -14,10 +20,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tcab.harnesses.events import Event, Tokens, _int, clip
+from tcab.harnesses.events import MODEL_FAILURE, Event, Tokens, Verdict, _int, clip, strip_ansi
 
 _READ_TOOLS = {"Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch"}
 _WRITE_TOOLS = {"Write", "Edit", "MultiEdit", "NotebookEdit"}
+_CEILINGS = {"error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries"}
 
 
 def _usage(usage: Any) -> Tokens:
@@ -51,9 +58,15 @@ class ClaudeStreamJsonAdapter:
     def __init__(self) -> None:
         self._by_message: dict[str, Tokens] = {}
         self._final: Tokens | None = None
+        self._verdict: Verdict | None = None
+        self._failure: str | None = None  # a stderr line saying the model was unreachable
 
     def feed(self, stream: str, line: str) -> list[Event]:
+        line = strip_ansi(line)
         if stream != "stdout":
+            if line.strip() and MODEL_FAILURE.search(line):
+                self._failure = line.strip()
+                return [Event("error", clip(line))]
             return [Event("warning", clip(line))] if line.strip() else []
         try:
             obj = json.loads(line)
@@ -63,9 +76,7 @@ class ClaudeStreamJsonAdapter:
             return []
         kind = obj.get("type")
         if kind == "system":
-            model = obj.get("model", "")
-            return [Event("system", f"session {obj.get('subtype', '')} model={model}".strip(),
-                          {"model": model} if model else {})]
+            return [self._system(obj)]
         if kind == "assistant":
             message = obj.get("message") or {}
             msg_id = message.get("id") or f"#{len(self._by_message)}"
@@ -89,12 +100,55 @@ class ClaudeStreamJsonAdapter:
                     events.append(Event("error", clip(text), {"tool_use_id": block.get("tool_use_id")}))
             return events
         if kind == "result":
-            if isinstance(obj.get("usage"), dict):
-                self._final = _usage(obj["usage"])
-            text = str(obj.get("result") or obj.get("subtype") or "")
-            data = {k: obj[k] for k in ("subtype", "num_turns", "duration_ms", "total_cost_usd") if k in obj}
-            return [Event("error" if obj.get("is_error") else "system", clip(f"result: {text}"), data)]
+            return [self._result(obj)]
         return []
+
+    @staticmethod
+    def _system(obj: dict) -> Event:
+        subtype = str(obj.get("subtype", ""))
+        if subtype == "api_retry":
+            data = {k: obj[k] for k in ("attempt", "max_retries", "retry_delay_ms", "error_status", "error")
+                    if k in obj}
+            return Event("warning", f"API retry {obj.get('attempt', '?')}/{obj.get('max_retries', '?')}: "
+                         f"{obj.get('error_status') or ''} {obj.get('error') or ''}".rstrip(), data)
+        if subtype == "init":
+            model = str(obj.get("model", ""))
+            return Event("system", f"session init model={model}", {"model": model} if model else {})
+        data = {k: v for k, v in obj.items() if k not in ("type", "session_id", "uuid")
+                and isinstance(v, (str, int, float, bool))}
+        return Event("system", clip(f"system {subtype}".strip()), data)
+
+    def _result(self, obj: dict) -> Event:
+        if isinstance(obj.get("usage"), dict):
+            self._final = _usage(obj["usage"])
+        subtype = str(obj.get("subtype") or "")
+        errors = obj.get("errors") if isinstance(obj.get("errors"), list) else []
+        text = strip_ansi(str(obj.get("result") or "; ".join(map(str, errors)) or subtype))
+        data = {k: obj[k] for k in ("subtype", "num_turns", "duration_ms", "total_cost_usd",
+                                    "api_error_status") if k in obj}
+        if subtype in _CEILINGS:
+            self._verdict = Verdict("limit_exceeded", clip(f"{subtype}: {text}".rstrip(": "), 500))
+        elif obj.get("is_error") or subtype.startswith("error"):
+            self._verdict = Verdict("harness_error", clip(text or subtype, 500))
+        else:
+            self._verdict = None
+        return Event("error" if self._verdict else "system", clip(f"result: {text}"), data)
+
+    def verdict(self) -> Verdict | None:
+        if self._verdict is not None:
+            return self._verdict
+        if self._failure is not None:
+            return Verdict("harness_error", clip(self._failure, 500))
+        return None
+
+    def is_keepalive(self, stream: str, line: str) -> bool:
+        if stream != "stdout" or '"api_retry"' not in line:
+            return False
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            return False
+        return isinstance(obj, dict) and obj.get("type") == "system" and obj.get("subtype") == "api_retry"
 
     def tokens(self) -> Tokens:
         if self._final is not None:

@@ -9,6 +9,12 @@ Current format: ``thread.started``, ``turn.started``, ``item.started`` /
 turns. The older ``{"id", "msg": {"type": ...}}`` format (``agent_message``,
 ``exec_command_begin``, ``patch_apply_begin``, ``token_count``, ``error``)
 is read too.
+
+Failures: ``error`` lines "Reconnecting... n/m (...)" are keep-alives (a
+retry loop counts as silence for the idle watchdog); ``turn.failed`` or a
+final ``error`` is the verdict ``harness_error`` with Codex's own message,
+even when it exits 0. ``error`` *items* are warnings Codex keeps going
+after (e.g. "Model metadata ... not found").
 """
 
 from __future__ import annotations
@@ -16,7 +22,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tcab.harnesses.events import Event, Tokens, _int, clip
+from tcab.harnesses.events import Event, Tokens, Verdict, _int, clip, strip_ansi
+
+
+def _reconnecting(message: str) -> bool:
+    return message.lstrip().lower().startswith(("reconnecting", "retrying"))
 
 
 def _command_text(command: Any) -> str:
@@ -29,8 +39,10 @@ class CodexJsonAdapter:
     def __init__(self) -> None:
         self._turns = Tokens()
         self._legacy: Tokens | None = None
+        self._error: str | None = None  # the last fatal error; cleared by a completed turn
 
     def feed(self, stream: str, line: str) -> list[Event]:
+        line = strip_ansi(line)
         if stream != "stdout":
             return [Event("warning", clip(line))] if line.strip() else []
         try:
@@ -49,11 +61,18 @@ class CodexJsonAdapter:
             self._turns = self._turns + Tokens(
                 input=_int(usage.get("input_tokens")), output=_int(usage.get("output_tokens")),
                 cache_read=_int(usage.get("cached_input_tokens")), reported=True)
+            self._error = None
             return []
         if kind == "turn.failed":
-            return [Event("error", clip(str((obj.get("error") or {}).get("message", "turn failed"))))]
+            error = obj.get("error") if isinstance(obj.get("error"), dict) else {}
+            self._error = strip_ansi(str(error.get("message") or "turn failed"))
+            return [Event("error", clip(self._error))]
         if kind == "error":
-            return [Event("error", clip(str(obj.get("message", ""))))]
+            message = strip_ansi(str(obj.get("message", "")))
+            if _reconnecting(message):
+                return [Event("warning", clip(message), {"retry": True})]
+            self._error = message or "error"
+            return [Event("error", clip(message))]
         if kind == "item.completed" or (kind == "item.started" and (obj.get("item") or {}).get("type") == "command_execution"):
             return self._item(kind, obj.get("item") or {})
         return []
@@ -76,8 +95,8 @@ class CodexJsonAdapter:
                     for c in item.get("changes") or [] if isinstance(c, dict)]
         if itype in ("mcp_tool_call", "web_search"):
             return [Event("command", clip(f"{itype} {item.get('tool') or item.get('query') or ''}".strip()))]
-        if itype == "error":
-            return [Event("error", clip(str(item.get("message", ""))))]
+        if itype == "error":  # non-fatal: Codex carries on after these
+            return [Event("warning", clip(str(item.get("message", ""))))]
         return []
 
     def _legacy_event(self, msg: dict) -> list[Event]:
@@ -97,6 +116,19 @@ class CodexJsonAdapter:
                 input=_int(usage.get("input_tokens")), output=_int(usage.get("output_tokens")),
                 cache_read=_int(usage.get("cached_input_tokens")), reported=True)
         return []
+
+    def verdict(self) -> Verdict | None:
+        return Verdict("harness_error", clip(self._error, 500)) if self._error else None
+
+    def is_keepalive(self, stream: str, line: str) -> bool:
+        if stream != "stdout" or "econnecting" not in line:
+            return False
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            return False
+        return (isinstance(obj, dict) and obj.get("type") == "error"
+                and _reconnecting(str(obj.get("message", ""))))
 
     def tokens(self) -> Tokens:
         if self._turns.reported:

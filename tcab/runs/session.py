@@ -19,6 +19,7 @@ from typing import Any
 from tcab.catalog import tree_digest
 from tcab.errors import RuntimeBackendError
 from tcab.harnesses import SOLUTION_DIR, Harness, Tokens
+from tcab.harnesses.watch import SessionWatch
 from tcab.runs.log import RunLog, readable
 from tcab.runs.record import StageRecord
 from tcab.runs.scrub import scrub_tree
@@ -144,7 +145,8 @@ class RunState:
         return value
 
     def _command(self, log: RunLog, name: str, argv: list[str], *, env=None,
-                 idle: float | None = None, workdir: str = "/work") -> ExecResult:
+                 idle: float | None = None, workdir: str = "/work",
+                 watch: SessionWatch | None = None) -> ExecResult:
         """A command stage bounded by what is left of the max runtime."""
         self._check_cancel()
         log.stage = name
@@ -154,7 +156,8 @@ class RunState:
         opts = ExecOptions(
             env={**self.harness.env, **(env or {})}, workdir=workdir,
             timeout_s=max(self.deadline - time.monotonic(), 0.001), idle_timeout_s=idle,
-            on_output=log.output, cancel=cancel.is_set if cancel is not None else None,
+            on_output=watch.on_output if watch else log.output,
+            cancel=watch.cancel if watch else (cancel.is_set if cancel is not None else None),
             redact=log.redactor.stream if log.redactor else None,
         )
         try:
@@ -164,9 +167,13 @@ class RunState:
             raise _Stop("infrastructure", f"{name} failed: {exc}") from exc
         status = {"exited": "ok" if result.exit_code == 0 else "failed", "timed_out": "timed_out",
                   "idle": "hung", "canceled": "canceled"}[result.end.value]
+        hung_by_watch = watch is not None and watch.idle_fired
+        if hung_by_watch:  # only keep-alive lines (or nothing) for the idle window
+            status = "hung"
         self._record(log, name, status, t0, exit_code=result.exit_code,
-                     detail="" if status == "ok" else _why(result))
-        if result.end is ExecEnd.CANCELED:
+                     detail="" if status == "ok" else
+                     "no output but retries for the idle window" if hung_by_watch else _why(result))
+        if result.end is ExecEnd.CANCELED and not hung_by_watch:
             raise _Stop("canceled", f"canceled during {name}")
         return result
 
@@ -201,14 +208,25 @@ class RunState:
     def _session(self, log: RunLog) -> None:
         out = self.out
         argv = self.harness.session_argv(self.prompt, self.options.model)
+        cancel = self.options.cancel
+        # The adapter decides what counts as output for the idle window
+        # (retry lines do not) and what the session's ending means.
+        watch = SessionWatch(log.adapter, self.options.idle_timeout_s, log.output,
+                             cancel.is_set if cancel is not None else None)
         try:
-            res = self._command(log, "session", argv, env=self.secrets, idle=self.options.idle_timeout_s)
+            res = self._command(log, "session", argv, env=self.secrets, idle=self.options.idle_timeout_s,
+                                watch=watch)
         finally:
             out.tokens = log.adapter.tokens()
+        verdict = log.adapter.verdict() if hasattr(log.adapter, "verdict") else None
         if res.end is ExecEnd.TIMED_OUT:
             out.status, out.detail = "timed_out", f"max runtime of {self.max_runtime_s:g} s reached"
-        elif res.end is ExecEnd.IDLE:
-            out.status, out.detail = "hung", f"no output for {self.options.idle_timeout_s:g} s"
+        elif res.end is ExecEnd.IDLE or watch.idle_fired:
+            retries = f" ({watch.keepalives} retry lines only)" if watch.keepalives else ""
+            out.status, out.detail = "hung", f"no output for {self.options.idle_timeout_s:g} s{retries}"
+        elif verdict is not None:  # recognised failure or ceiling, whatever the exit code
+            code = f"exit {res.exit_code}: " if res.exit_code else ""
+            out.status, out.detail = verdict.status, f"{code}{verdict.detail}"
         elif res.exit_code == 0:
             out.status, out.detail = "completed", ""
         else:

@@ -1,0 +1,126 @@
+"""Gemini CLI's ``--output-format stream-json``.
+
+One JSON object per line: ``init`` (session id, model), ``message``
+(``role`` user or assistant, ``content``, ``delta`` fragments),
+``tool_use`` (``tool_name``, ``tool_id``, ``parameters``),
+``tool_result`` (``status`` success or error, ``error``), ``error``
+(``severity``, ``message``) and a final ``result`` (``status``,
+``error`` {``type``, ``message``}, ``stats`` with the session's token
+totals). Tokens: the ``result`` line's ``stats``.
+
+Verdict: a ``result`` whose status is not ``success`` is ``harness_error``
+with Gemini's own message; an error type naming a turn or session limit is
+``limit_exceeded``. A stderr line saying the model was unreachable is the
+verdict when no result line came.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tcab.harnesses.events import (
+    MODEL_FAILURE,
+    RETRYING,
+    Event,
+    Tokens,
+    Verdict,
+    _int,
+    clip,
+    strip_ansi,
+)
+
+_WRITE_TOOLS = {"write_file", "replace", "edit"}
+_READ_TOOLS = {"read_file", "read_many_files", "list_directory", "glob", "grep_search", "search_file_content",
+               "web_fetch", "google_web_search"}
+_SHELL_TOOLS = {"run_shell_command", "shell"}
+_CEILING_WORDS = ("turn", "budget", "limit")
+
+
+def _tool_event(obj: dict) -> Event:
+    name = str(obj.get("tool_name", "?"))
+    params = obj.get("parameters") if isinstance(obj.get("parameters"), dict) else {}
+    data = {"tool": name}
+    if name in _SHELL_TOOLS:
+        return Event("command", clip(str(params.get("command", ""))), data)
+    target = (params.get("file_path") or params.get("absolute_path") or params.get("path")
+              or params.get("dir_path") or params.get("pattern") or params.get("url") or "")
+    if name in _WRITE_TOOLS:
+        return Event("write", str(target), data)
+    if name in _READ_TOOLS:
+        return Event("read", str(target), data)
+    return Event("command", clip(f"{name} {json.dumps(params, sort_keys=True)}"), data)
+
+
+class GeminiStreamJsonAdapter:
+    """Adapter for Gemini CLI stream-json transcripts."""
+
+    def __init__(self) -> None:
+        self._tokens = Tokens()
+        self._verdict: Verdict | None = None
+        self._failure: str | None = None
+
+    def feed(self, stream: str, line: str) -> list[Event]:
+        line = strip_ansi(line)
+        if not line.strip():
+            return []
+        if stream != "stdout":
+            if MODEL_FAILURE.search(line):
+                self._failure = self._failure or line.strip()
+                return [Event("error", clip(line))]
+            return [Event("warning", clip(line))]
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            return [Event("message", clip(line))]
+        if not isinstance(obj, dict):
+            return []
+        kind = obj.get("type")
+        if kind == "init":
+            model = str(obj.get("model", ""))
+            return [Event("system", f"session init model={model}", {"model": model} if model else {})]
+        if kind == "message":
+            if obj.get("role") != "assistant" or not str(obj.get("content", "")).strip():
+                return []
+            return [Event("message", clip(strip_ansi(str(obj["content"]))))]
+        if kind == "tool_use":
+            return [_tool_event(obj)]
+        if kind == "tool_result":
+            if obj.get("status") == "success":
+                return []
+            error = obj.get("error") if isinstance(obj.get("error"), dict) else {}
+            return [Event("error", clip(strip_ansi(str(error.get("message") or obj.get("output") or "tool failed"))),
+                          {"tool_id": obj.get("tool_id")})]
+        if kind == "error":
+            message = strip_ansi(str(obj.get("message", "")))
+            return [Event("error" if obj.get("severity") == "error" else "warning", clip(message))]
+        if kind == "result":
+            return [self._result(obj)]
+        return []
+
+    def _result(self, obj: dict) -> Event:
+        stats = obj.get("stats") if isinstance(obj.get("stats"), dict) else {}
+        if stats:
+            self._tokens = Tokens(input=_int(stats.get("input_tokens")), output=_int(stats.get("output_tokens")),
+                                  cache_read=_int(stats.get("cached")), reported=True)
+        data: dict[str, Any] = {k: stats[k] for k in ("duration_ms", "tool_calls") if k in stats}
+        if obj.get("status") == "success":
+            return Event("system", "result: success", data)
+        error = obj.get("error") if isinstance(obj.get("error"), dict) else {}
+        etype = str(error.get("type") or "")
+        text = strip_ansi(str(error.get("message") or obj.get("status") or "error"))
+        status = ("limit_exceeded" if any(w in etype.lower() for w in _CEILING_WORDS)
+                  else "harness_error")
+        self._verdict = Verdict(status, clip(text, 500))
+        return Event("error", clip(f"result: {text}"), {**data, "error_type": etype})
+
+    def tokens(self) -> Tokens:
+        return self._tokens
+
+    def verdict(self) -> Verdict | None:
+        if self._verdict is not None:
+            return self._verdict
+        return Verdict("harness_error", clip(self._failure, 500)) if self._failure else None
+
+    def is_keepalive(self, stream: str, line: str) -> bool:
+        return bool(RETRYING.search(strip_ansi(line)))

@@ -1,0 +1,111 @@
+"""Fixtures for the harness tests: the image with the agent CLIs preinstalled
+and the scripted fake model (built once, cached by the digest of its inputs),
+and harness definitions derived from the shipped ones that point each CLI
+at the fake model on the run container's loopback."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tcab.catalog import load_version
+from tcab.harnesses import load_harness_file
+from tcab.settings import Settings
+
+REPO = Path(__file__).resolve().parents[2]
+FAKE = Path(__file__).parent / "fake_model"
+SAMPLE_E2E = REPO / "test-cases" / "end-to-end" / "easy" / "lights-out" / "v1.0.0"
+PORT = 8787
+LABEL = "org.tcab.definition-digest"
+
+
+@pytest.fixture(scope="session")
+def cli_image(podman_runtime, base_image) -> str:
+    """localhost/tcab/harness-clis-test: built when its inputs changed."""
+    base_id = podman_runtime.ensure_image(base_image, pull=False).id
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(FAKE.iterdir()) if p.is_file())
+                            + base_id.encode()).hexdigest()
+    ref = "localhost/tcab/harness-clis-test:latest"
+    found = subprocess.run(["podman", "image", "inspect", "--format", f"{{{{index .Labels \"{LABEL}\"}}}}", ref],
+                           capture_output=True, text=True)
+    if found.returncode != 0 or found.stdout.strip() != digest:
+        built = subprocess.run(["podman", "build", "--pull=never", "--label", f"{LABEL}={digest}",
+                                "--build-arg", f"BASE={base_image}", "-t", ref, str(FAKE)],
+                               capture_output=True, text=True, timeout=1500)
+        assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    return ref
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    (tmp_path / "harnesses").mkdir()
+    return Settings(root=tmp_path, catalog_dir=REPO / "test-cases",
+                    harnesses_dir=tmp_path / "harnesses", build_dir=tmp_path / "build",
+                    results_dir=tmp_path / "results", tmp_dir=tmp_path / "tmp")
+
+
+@pytest.fixture
+def e2e_case():
+    case, problems = load_version(SAMPLE_E2E)
+    assert case is not None, problems
+    return case
+
+
+def start_fake_model(script: str) -> str:
+    """A shell line: start the fake model in its own session, wait until it answers."""
+    return (f"setsid python3 /opt/fake-model/fake_model.py --script {script} --port {PORT} "
+            f"--log /tmp/fake-model.log >/tmp/fake-model.out 2>&1 </dev/null & "
+            f"for i in $(seq 100); do curl -sf http://127.0.0.1:{PORT}/health >/dev/null && exit 0; "
+            f"sleep 0.1; done; cat /tmp/fake-model.out; exit 1")
+
+
+# How each CLI is pointed at the fake model: its documented base-URL setting
+# (environment, or a config file written before the session).
+BASE_URL = f"http://127.0.0.1:{PORT}"
+POINTING = {
+    "claude-code": {"env": {"ANTHROPIC_BASE_URL": BASE_URL}, "setup": ""},
+    "codex": {"env": {}, "setup": (
+        "mkdir -p ~/.codex && printf '%s\\n' 'model_provider = \"fake\"' '[model_providers.fake]' "
+        "'name = \"fake\"' " f"'base_url = \"{BASE_URL}/v1\"' " "'env_key = \"CODEX_API_KEY\"' "
+        "'wire_api = \"responses\"' > ~/.codex/config.toml && ")},
+    # GOOGLE_GEMINI_BASE_URL alone selects the "gateway" auth type, which
+    # gemini-cli 0.61 then rejects ("Invalid auth method selected"); the
+    # settings file selects the API-key auth, which honours the base URL.
+    "gemini-cli": {"env": {"GOOGLE_GEMINI_BASE_URL": BASE_URL}, "setup": (
+        "mkdir -p ~/.gemini && echo '{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}' "
+        "> ~/.gemini/settings.json && ")},
+    "opencode": {"env": {"OPENCODE_CONFIG_CONTENT": json.dumps(
+        {"provider": {"anthropic": {"options": {"baseURL": f"{BASE_URL}/v1"}}}})}, "setup": ""},
+}
+
+
+@pytest.fixture
+def pointed(settings: Settings):
+    """pointed(slug, script) -> the shipped definition of ``slug`` whose install
+    step starts the fake model with ``script`` (the CLI is in the image)."""
+
+    def make(slug: str, script: str):
+        table = tomllib.loads((REPO / "harnesses" / f"{slug}.toml").read_text())
+        point = POINTING[slug]
+        table["install"] = point["setup"] + start_fake_model(script)
+        table["env"] = {**table.get("env", {}), **point["env"]}
+        path = settings.harnesses_dir / f"{slug}.toml"
+        path.write_text("".join(f"{k} = {_toml(v)}\n" for k, v in table.items()))
+        return load_harness_file(path)
+
+    return make
+
+
+def _toml(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    return json.dumps(value)

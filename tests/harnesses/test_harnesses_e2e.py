@@ -1,0 +1,79 @@
+"""Every shipped npm harness, the real CLI from its registry, through a whole
+`tcab` run against the scripted fake model inside the run container.
+
+write-file: `completed`, the file the script asked for is in the collected
+tree, the events hold the script's messages and its tool call, the tokens
+are the script's. unauthorized: `harness_error` with the CLI's own message.
+silent: `hung` after the idle window (minutes would be the default; here
+seconds), never the max runtime.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tcab.runs import RunOptions, execute_run
+
+sys.path.insert(0, str(Path(__file__).parent / "fake_model"))
+import fake_model  # noqa: E402
+
+# Codex offers its tools only for a model it knows; OpenCode wants provider/model.
+MODELS = {"claude-code": None, "codex": "gpt-5-codex", "gemini-cli": "gemini-2.5-pro",
+          "opencode": "anthropic/claude-sonnet-4-5"}
+SLUGS = ["claude-code", "codex", "gemini-cli", "opencode"]
+KEYS = {"ANTHROPIC_API_KEY": "sk-fake-anthropic", "CODEX_API_KEY": "sk-fake-codex",
+        "GEMINI_API_KEY": "fake-gemini"}
+
+
+def _run(settings, case, harness, runtime, monkeypatch, image, **options):
+    monkeypatch.setenv("TCAB_CONTAINER_IMAGE_BASE_WASM", image)
+    opts = RunOptions(runtime=runtime, env=KEYS, model=MODELS[harness.slug], max_runtime_s=600, **options)
+    record = execute_run(settings, case, case.variant(None), harness, opts)
+    assert runtime.list_run_containers(record.id) == [], "a container was left behind"
+    events = [json.loads(ln) for ln in (record.run_dir / "events.jsonl").read_text().splitlines()]
+    return record, [e for e in events if e["stage"] == "session"]
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("slug", SLUGS)
+def test_write_file_script_completes(slug, settings, e2e_case, pointed, podman_runtime, cli_image,
+                                     monkeypatch) -> None:
+    record, events = _run(settings, e2e_case, pointed(slug, "write-file"), podman_runtime, monkeypatch,
+                          cli_image)
+    assert record.status == "completed", record.status_detail
+    written = record.run_dir / "work" / fake_model.FILE
+    assert written.read_text() == fake_model.CONTENT
+    texts = [(e["kind"], e["text"]) for e in events]
+    assert ("message", fake_model.TEXT_1) in texts, texts
+    assert ("message", fake_model.FINAL) in texts, texts
+    assert any(k in ("write", "command") and fake_model.FILE in t for k, t in texts), texts
+    expected = fake_model.expected_tokens()
+    assert (record.tokens.input, record.tokens.output) == (expected["input"], expected["output"])
+    assert not any("\x1b" in e["text"] for e in events)
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("slug", SLUGS)
+def test_unauthorized_is_harness_error(slug, settings, e2e_case, pointed, podman_runtime, cli_image,
+                                       monkeypatch) -> None:
+    record, events = _run(settings, e2e_case, pointed(slug, "unauthorized"), podman_runtime, monkeypatch,
+                          cli_image, idle_timeout_s=120)
+    assert record.status == "harness_error", (record.status, record.status_detail)
+    detail = record.status_detail.lower()
+    assert any(w in detail for w in ("401", "api key", "x-api-key", "authentication", "unauthorized")), detail
+    assert "\x1b" not in record.status_detail and not record.status_detail.lstrip().startswith(("{", "\""))
+    assert record.duration_s < 300
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("slug", SLUGS)
+def test_silent_model_is_hung(slug, settings, e2e_case, pointed, podman_runtime, cli_image,
+                              monkeypatch) -> None:
+    record, _ = _run(settings, e2e_case, pointed(slug, "silent"), podman_runtime, monkeypatch,
+                     cli_image, idle_timeout_s=25)
+    assert record.status in ("hung", "harness_error"), (record.status, record.status_detail)
+    assert record.duration_s < 300
