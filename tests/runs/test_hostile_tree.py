@@ -70,7 +70,7 @@ echo session done
 """.replace("DEEP", DEEP_NAME)
 
 CHILD = textwrap.dedent("""
-    import json, resource, sys
+    import json, sys
     from pathlib import Path
     from tcab.catalog import load_version
     from tcab.harnesses import load_harness_file
@@ -84,7 +84,9 @@ CHILD = textwrap.dedent("""
     record = execute_run(settings, case, case.variant(None), harness,
                          RunOptions(secrets=("TCAB_HOSTILE_TOKEN",), env=a["env"]))
     print(json.dumps({"id": record.id, "run_dir": str(record.run_dir),
-                      "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+                      # VmHWM, not ru_maxrss: a fresh child's ru_maxrss starts
+                      # at its parent's peak (recorded at exec), pytest's here.
+                      "maxrss_kib": int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0])}))
 """)
 
 

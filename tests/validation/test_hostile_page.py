@@ -180,11 +180,19 @@ def test_navigating_to_a_host_file_shows_nothing_of_it(tmp_path, canary) -> None
     assert not _check(result, "errors").ok
 
 
-@pytest.mark.timeout(120)
-def test_a_spinning_page_is_killed_at_the_wall_time(tmp_path, own_tmp) -> None:
+SPINNERS = {
     # The loop starts the moment load fires: Playwright's own calls into the
     # page (title, screenshot) would wait forever without the watchdog.
-    page = "<!doctype html><title>spin</title><script>addEventListener('load', () => { for (;;) {} });</script>"
+    "at load": "addEventListener('load', () => { for (;;) {} });",
+    # The page: the loop starts 50 ms in, inside the settle wait.
+    "after 50 ms": "setTimeout(() => { for (;;) {} }, 50);",
+}
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("when", sorted(SPINNERS))
+def test_a_spinning_page_is_killed_at_the_wall_time(tmp_path, own_tmp, when) -> None:
+    page = f"<!doctype html><title>spin</title><script>{SPINNERS[when]}</script>"
     limits = BrowserLimits(settle_s=0.2, screenshot_timeout_s=60, wall_time_s=8)
     started = time.monotonic()
     result = check_page(_site(tmp_path, page), VIEWS, limits)
