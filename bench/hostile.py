@@ -1,0 +1,312 @@
+"""What a hostile run costs tcab, against the same case's harmless twin.
+
+Each case runs twice, twin first, each time in a fresh Python child (so its
+peak memory is its own): the harmless twin does the same work with honest
+input of the same size (the same files with honest names, links that stay
+inside, the same bytes of output without the secret, a page that does not
+spin, an honest controller, an intact replay), the hostile case does the
+attack. The child times only the step itself (imports excluded) and reports
+its own peak RSS (VmHWM) and the largest of its waited-for descendants
+(RUSAGE_CHILDREN: Chromium, the wasm compile worker), column "desc.".
+
+Prints one row per case: wall time and peak RSS of both, their ratios, the
+descendants' peak and what tcab made of the attack (status, refusal, check).
+A ratio near 1 means the attack costs nothing extra; a larger wall ratio is
+the limit doing its job (the `yes` flood runs until --max-runtime, the busy
+page until the browser's wall time). Then the compile bomb's rejection time
+(the preflight, and the compile clock for a bomb let past it).
+
+Target: no attack adds more than TARGET_GROWTH_MIB to tcab's own peak RSS
+(its gigabytes are refused or bounded, never held; the replay bomb is held
+to the 64 MiB read bound, so that case shows the bound, not its twin).
+Peak RSS of a fresh child is its VmHWM: ru_maxrss would start at the
+parent's peak (Linux records it at exec), and RUSAGE_CHILDREN of a
+descendant likewise includes what the child held when it started it. Needs `make images` and the
+Podman socket (the run cases) and Chromium (the page cases).
+Run: python bench/hostile.py [--only NAME,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ARENA_TESTS = ROOT / "tests" / "arena"  # the hostile wasm corpus and the tally game live there
+CASE_DIR = ROOT / "test-cases" / "end-to-end" / "easy" / "lights-out" / "v1.0.0"
+TOKEN = "sk-bench-0a1b2c3d4e5f60718293"
+HONEST = "honest-value-0000000000000000"  # as long as TOKEN: the twin's names and output
+MIB = 1024 * 1024
+TARGET_GROWTH_MIB = 128  # what the worst attack may add to tcab's peak RSS
+
+# ---------------------------------------------------------------- run cases
+# (twin session, hostile session, RunOptions keywords). Both sessions of a
+# case write the same amount; only the hostile one attacks.
+D = "d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12"
+UPS = "../" * 40
+DEEP = "a" * 100
+RUN_CASES: dict[str, tuple[str, str, dict]] = {
+    "symlink chain": (
+        f"mkdir -p {D} && echo x > {D}/x && ln -s . {D}/l && ln -s {D}/l/x esc && ln -s esc via-esc",
+        f"mkdir -p {D} && echo x > {D}/x && ln -s ../../../../../../../../../../../.. {D}/l && "
+        f"ln -s {D}/l/{UPS}etc/shadow esc && ln -s esc via-esc",
+        {},
+    ),
+    "secret in names and git": (
+        'V=$HONEST_VALUE; mkdir "dir-$V" real && echo x > "dir-$V/f" && ln -s real "dlink-$V" && '
+        'seq 1 400 | sed "s/^200 /200 $V /" > notes.txt && git add notes.txt && git commit -qm n && git gc -q',
+        'V=$TCAB_BENCH_TOKEN; mkdir "dir-$V" real && echo x > "dir-$V/f" && ln -s real "dlink-$V" && '
+        'seq 1 400 | sed "s/^200 /200 $V /" > notes.txt && git add notes.txt && git commit -qm n && git gc -q',
+        {},
+    ),
+    "non-UTF-8 names": (
+        "printf x > badxname && ln -s tgtx badlink",
+        r"""printf x > "$(printf 'bad\377name')" && ln -s "$(printf 'tgt\376')" badlink""",
+        {},
+    ),
+    "path past PATH_MAX": (
+        f"for i in $(seq 1 38); do mkdir {DEEP}$i; done; echo deep > {DEEP}1/f.txt",
+        f"mkdir deep && cd deep && for i in $(seq 1 38); do mkdir {DEEP} && cd {DEEP} || break; done; "
+        "echo deep > f.txt",
+        {},
+    ),
+    "sparse 1.9 GB file": (
+        "head -c 4096 /dev/zero | tr '\\0' x > sparse.bin",  # the same allocated bytes, honestly
+        "truncate -s 1900M sparse.bin",
+        {},
+    ),
+    "secret across the line cut": (
+        'head -c 1048566 /dev/zero | tr "\\0" y; printf %s "$HONEST_VALUE"; echo',
+        'head -c 1048566 /dev/zero | tr "\\0" y; printf %s "$TCAB_BENCH_TOKEN"; echo',
+        {},
+    ),
+    # The twin writes what the flood gets to keep (the log cap) and exits;
+    # the flood runs until --max-runtime.
+    "yes flood": (
+        "yes | head -c 4000000",
+        "yes",
+        {"max_runtime_s": 6.0, "max_log_bytes": 4 * MIB},
+    ),
+    "container killed": (
+        "echo started",
+        "echo started; sleep 300",
+        {"kill_on_start": True},
+    ),
+}
+
+RUN_CHILD = textwrap.dedent("""
+    import json, resource, sys, threading, time
+    from pathlib import Path
+    from tcab.catalog import load_version
+    from tcab.harnesses import load_harness_file
+    from tcab.runs import RunOptions, execute_run
+    from tcab.runtime import get_runtime
+    from tcab.settings import Settings
+
+    a = json.loads(sys.argv[1])
+    work = Path(a["work"])
+    settings = Settings(root=work, catalog_dir=Path(a["catalog"]), harnesses_dir=work / "harnesses",
+                        build_dir=work / "build", results_dir=work / "results", tmp_dir=work / "tmp")
+    case, _ = load_version(Path(a["case"]))
+    harness = load_harness_file(Path(a["harness"]))
+    options = dict(a["options"])
+    on_event = None
+    if options.pop("kill_on_start", False):
+        runtime = get_runtime("docker")
+        def on_event(event):
+            if event["kind"] == "message" and event["text"] == "started":
+                threading.Thread(target=lambda: [runtime.api.kill(c) for c in runtime.list_run_containers(a["id"])]).start()
+    started = time.perf_counter()
+    record = execute_run(settings, case, case.variant(None), harness,
+                         RunOptions(secrets=("TCAB_BENCH_TOKEN",), env=a["env"], seed_dir=Path(a["seed"]),
+                                    run_id=a["id"], on_event=on_event, **options))
+    wall = time.perf_counter() - started
+    refused = record.refused
+    print(json.dumps({"wall": wall, "self_kib": int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]),
+                      "children_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+                      "outcome": record.status + (f", {len(refused)} refused" if refused else "")}))
+""")
+
+# ------------------------------------------------------- in-process cases
+# Each: a snippet that defines ``step()`` returning the outcome text; the
+# twin and the hostile variant differ by ``HOSTILE``.
+PAGE_STEP = """
+from tcab.validation import BrowserLimits
+from tcab.validation.browser import View, check_page
+site = Path(A["work"]) / ("site-hostile" if HOSTILE else "site-twin")
+site.mkdir()
+(site / "index.html").write_text(A["page_hostile" if HOSTILE else "page_twin"])
+for name, target in A.get("links", {}).items():
+    os.symlink(target if HOSTILE else "real.txt", site / name)
+(site / "real.txt").write_text("real")
+def step():
+    result = check_page(site, [View("page", 640, 480)], BrowserLimits(settle_s=0.5, wall_time_s=8))
+    bad = [c for c in result.checks if not c.ok]
+    return bad[-1].name + ": " + bad[-1].detail[:60] if bad else "all checks ok"
+"""
+
+SPIN = "<!doctype html><title>spin</title><script>setTimeout(() => { for (;;) {} }, 50);</script>"
+CALM = "<!doctype html><title>spin</title><script>setTimeout(() => { document.title = 'calm'; }, 50);</script>"
+FETCH = ("<!doctype html><title>links</title><script>for (const p of ['secret', 'root/etc/passwd'])"
+         " fetch(p).then(r => r.text()).then(t => { document.title = t; });</script>")
+
+COMPILE_STEP = """
+sys.path.insert(0, A["arena_tests"])
+from arena_corpus import controller, many_functions
+from tcab.arena.engine import ModuleCache
+from tcab.arena.preflight import LoadLimits
+from tcab.arena.sandbox import Controller, Limits
+wasm = many_functions(999_000) if HOSTILE else controller(2)
+load = LoadLimits(**A.get("load", {}))
+def step():
+    ctrl = Controller(wasm, Limits(100_000, 1 << 20, load=load), ModuleCache())
+    f = ctrl.forfeit
+    return f"forfeit {f.reason}: {f.detail[:60]}" if f else "loaded"
+def finish():  # stop the worker, so RUSAGE_CHILDREN counts it
+    from tcab.arena import compiler
+    compiler.close_workers()
+"""
+
+REPLAY_STEP = """
+import gzip
+sys.path.insert(0, A["arena_tests"])
+from arena_corpus import controller
+from arena_support import CATALOG
+from tcab.arena.match import Entrant, play_match
+from tcab.arena.replay import read_replay, verify_replay, write_replay
+from tcab.arena.resolve import resolve_game
+from tcab.errors import ReplayError
+from tcab.settings import Settings
+spec = resolve_game(Settings.from_env(env={"TCAB_CATALOG": str(CATALOG)}), "tally", "long")[2]
+path = Path(A["work"]) / ("bomb.json.gz" if HOSTILE else "good.json.gz")
+if HOSTILE:  # a replay target swapped for 1 GiB of zeros in about 1 MB
+    path.write_bytes(gzip.compress(bytes(16 << 20), compresslevel=9, mtime=0) * 64)
+else:
+    rec = play_match(spec, [Entrant.from_bytes("a", controller(2)), Entrant.from_bytes("b", controller(3))], 11)
+    write_replay(path, rec.replay)
+def step():
+    try:
+        doc = read_replay(path)
+    except ReplayError as exc:
+        return "refused: " + str(exc).split(": ", 1)[-1][:60]
+    return "verified" if verify_replay(doc, spec.rules_path, spec.action_schema).ok else "not verified"
+"""
+
+STEP_CHILD = """
+import json, os, resource, sys, time
+from pathlib import Path
+A = json.loads(sys.argv[1])
+HOSTILE = A["hostile"]
+{setup}
+started = time.perf_counter()
+outcome = step()
+wall = time.perf_counter() - started
+globals().get("finish", lambda: None)()
+print(json.dumps({{"wall": wall, "self_kib": int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]),
+                  "children_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "outcome": outcome}}))
+"""
+
+STEP_CASES: dict[str, tuple[str, dict]] = {
+    "busy page": (PAGE_STEP, {"page_twin": CALM, "page_hostile": SPIN}),
+    "links to host files": (PAGE_STEP, {"page_twin": FETCH, "page_hostile": FETCH,
+                                        "links": {"secret": "/etc/shadow", "root": "/"}}),
+    "compile bomb (preflight)": (COMPILE_STEP, {}),
+    # Let past the preflight: the compile worker's clock stops it.
+    "compile bomb (compile clock)": (COMPILE_STEP, {"load": {"max_functions": 2_000_000,
+                                                             "max_code_bytes": 64 << 20, "compile_seconds": 2}}),
+    "gzip-bombed replay target": (REPLAY_STEP, {}),
+}
+
+
+def harness_toml(slug: str, script: str) -> str:
+    args = json.dumps(["-c", script])
+    return (f'slug = "{slug}"\nname = "Bench {slug}"\nbinary = "sh"\nversion_args = ["-c", "echo bench 1.0"]\n'
+            f'args = {args}\nsecrets = ["TCAB_BENCH_TOKEN"]\n')
+
+
+def child(code: str, args: dict, timeout: float = 240) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(args)], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=timeout)
+    if done.returncode != 0:
+        sys.exit(f"child failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_case(work: Path, seed: Path, name: str, index: int, hostile: bool) -> dict:
+    twin_script, hostile_script, options = RUN_CASES[name]
+    side = "h" if hostile else "t"
+    slug = f"bench{index}{side}"
+    script = f"set -u; cd /work; HONEST_VALUE={HONEST}; {hostile_script if hostile else twin_script}"
+    (work / "harnesses" / f"{slug}.toml").write_text(harness_toml(slug, script))
+    return child(RUN_CHILD, {"work": str(work), "catalog": str(ROOT / "test-cases"), "case": str(CASE_DIR),
+                             "harness": str(work / "harnesses" / f"{slug}.toml"), "seed": str(seed),
+                             "id": f"bench-hostile-{index}-{side}-{os.getpid()}", "options": options,
+                             "env": {"TCAB_BENCH_TOKEN": TOKEN}})
+
+
+def step_case(work: Path, name: str, hostile: bool) -> dict:
+    setup, extra = STEP_CASES[name]
+    sub = work / f"step-{abs(hash(name))}-{int(hostile)}"
+    sub.mkdir()
+    return child(STEP_CHILD.format(setup=setup), {"work": str(sub), "hostile": hostile,
+                                                   "arena_tests": str(ARENA_TESTS), **extra})
+
+
+def row(name: str, twin: dict, bad: dict) -> str:
+    t_mib, h_mib = twin["self_kib"] / 1024, bad["self_kib"] / 1024
+    return (f"{name:<29}{twin['wall']:>8.3f}{bad['wall']:>8.3f}{bad['wall'] / twin['wall']:>7.2f}x"
+            f"{t_mib:>8.0f}{h_mib:>8.0f}{h_mib / t_mib:>6.2f}x{bad['children_kib'] / 1024:>8.0f}  {bad['outcome']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="comma-separated case names (default: all)")
+    only = {x.strip() for x in parser.parse_args().only.split(",") if x.strip()}
+    names = [n for n in (*RUN_CASES, *STEP_CASES) if not only or n in only]
+    work = Path(tempfile.mkdtemp(prefix="tcab-bench-hostile-"))
+    rows, worst, grown = [], 0.0, 0.0
+    try:
+        (work / "harnesses").mkdir()
+        seed = work / "seed"
+        if any(n in RUN_CASES for n in names):
+            subprocess.run([sys.executable, "-m", "tcab", "seed", "lights-out", "--out", str(seed)], check=True,
+                           capture_output=True, cwd=ROOT,
+                           env={**os.environ, "PYTHONPATH": str(ROOT), "TCAB_TMP": str(work / "tmp"),
+                                "TCAB_BUILD": str(work / "build")})
+        started = time.perf_counter()
+        for index, name in enumerate(names):
+            if name in RUN_CASES:
+                twin, bad = run_case(work, seed, name, index, False), run_case(work, seed, name, index, True)
+            else:
+                twin, bad = step_case(work, name, False), step_case(work, name, True)
+            rows.append(row(name, twin, bad))
+            print(rows[-1], file=sys.stderr, flush=True)  # progress, the table follows on stdout
+            worst = max(worst, bad["self_kib"] / twin["self_kib"])
+            grown = max(grown, (bad["self_kib"] - twin["self_kib"]) / 1024)
+            if name == "compile bomb (preflight)":
+                rejection = bad["wall"]
+        total = time.perf_counter() - started
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("one run each, twin then hostile, each in a fresh child; s = the step's wall time, MiB = tcab's peak RSS")
+    print(f"{'case':<29}{'twin s':>8}{'host. s':>8}{'ratio':>8}{'twin':>8}{'host.':>8}{'ratio':>7}"
+          f"{'desc.':>8}  outcome of the hostile case")
+    print("\n".join(rows))
+    if "compile bomb (preflight)" in names:
+        print(f"compile bomb (999,000 functions, 7 MB) rejected by the preflight in {rejection * 1000:.0f} ms "
+              "(it cost ~120 s and 5.3 GB to load before)")
+    print(f"worst tcab peak RSS hostile / twin: {worst:.2f}x, +{grown:.0f} MiB "
+          f"(target: at most +{TARGET_GROWTH_MIB} MiB); {len(names)} cases in {total:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
