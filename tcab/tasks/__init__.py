@@ -24,15 +24,18 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from tcab.catalog import load_catalog
 from tcab.errors import TcabError
 from tcab.plan import PlanLimits, expand, load_plan, plan_path
 from tcab.settings import Settings
 from tcab.tasks.arena import task_build, task_entrants, task_replay, task_tournament
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import Executors
+from tcab.tasks.real import real_executors
 from tcab.tasks.report import task_manifest, task_report
 from tcab.tasks.run import task_runs
 from tcab.tasks.seed import task_prompt, task_seed
+from tcab.tasks.summary import SweepReporter
 from tcab.tasks.validate import task_validate
 
 __all__ = ["SweepContext", "SweepTasks", "load_sweep", "load_sweep_or_exit"]
@@ -46,8 +49,6 @@ class SweepTasks:
 
     @property
     def doit_config(self) -> dict:
-        from tcab.tasks.summary import SweepReporter
-
         return {
             "default_tasks": ["report"] if self.ctx.sweep.plan.report else ["manifest"],
             # 1 means doit's plain in-process runner; more, worker processes.
@@ -116,22 +117,16 @@ def load_sweep(
 
     Raises PlanError for a bad plan, CatalogError for a bad catalog.
     """
-    from tcab.catalog import load_catalog
-
     env = dict(os.environ) if env is None else env
     settings = Settings.from_env(root, env)
     limits = PlanLimits.from_env(env)
     the_plan = load_plan(plan_path(settings.root, None if plan is None else str(plan), env), limits)
     catalog = load_catalog(settings.catalog_dir)
     if executors is None:
-        from tcab.tasks.real import real_executors
-
         executors = real_executors()
     harnesses = _harness_slugs(settings)
     sweep = expand(the_plan, catalog, harnesses, limits)
-    ctx = SweepContext(settings=settings, sweep=sweep, catalog=catalog, executors=executors)
-    ctx.cache.load_index(ctx.stat_index)
-    return SweepTasks(ctx)
+    return SweepTasks(SweepContext.create(settings, sweep, catalog, executors))
 
 
 def load_sweep_or_exit(plan: str | os.PathLike | None = None, **kwargs) -> SweepTasks:

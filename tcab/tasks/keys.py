@@ -35,7 +35,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from doit.exceptions import TaskFailed
 
@@ -43,6 +43,45 @@ from tcab import atomic
 from tcab.errors import TcabError
 
 Inputs = Mapping[str, str]
+
+
+class Requirement(NamedTuple):
+    """A file a target requires, as the stat index noted it."""
+
+    path: str  # absolute
+    sha256: str | None  # None: only presence matters
+    mtime_ns: int  # -1: missing or changed when indexed (never matches a stat)
+    size: int
+
+
+class IndexEntry(NamedTuple):
+    """What the stat index knows of a whole keyed target with this stat."""
+
+    mtime_ns: int
+    size: int
+    key: str
+    stamp: str
+    requires: tuple[Requirement, ...] = ()
+
+    def row(self) -> list:
+        """The entry as stored: ``[mtime_ns, size, key, stamp(, requires)]``."""
+        row: list = [self.mtime_ns, self.size, self.key, self.stamp]
+        if self.requires:
+            row.append([list(r) for r in self.requires])
+        return row
+
+    @classmethod
+    def from_row(cls, row: Any) -> IndexEntry | None:
+        """The entry of a stored row; None for a row of the wrong shape (the index
+        is a cache: a garbled entry only means the target itself is read)."""
+        try:
+            mtime, size, key, stamp, *rest = row
+            requires = tuple(Requirement(str(p), sha, int(m), int(n)) for p, sha, m, n in (rest[0] if rest else ()))
+        except (TypeError, ValueError):
+            return None
+        if not (type(mtime) is int and type(size) is int and isinstance(key, str) and isinstance(stamp, str)):
+            return None
+        return cls(mtime, size, key, stamp, requires)
 
 
 class FileDigests:
@@ -61,7 +100,7 @@ class FileDigests:
         self._json: dict[tuple[str, int, int], Any] = {}
         self._targets: dict[tuple[str, int, int], tuple[dict | None, str | None]] = {}
         self._trees: dict[str, str] = {}
-        self._index: dict[str, list] = {}
+        self._index: dict[str, IndexEntry] = {}
         # What the relative paths of a target's ``requires`` are relative to.
         self.root = str(root)
 
@@ -75,14 +114,17 @@ class FileDigests:
                 found = json.loads(fh.read().decode("utf-8"))
         except (OSError, ValueError):
             return
-        if isinstance(found, dict):
-            self._index = found
+        if not isinstance(found, dict):
+            return
+        for path, row in found.items():
+            entry = IndexEntry.from_row(row)
+            if entry is not None:
+                self._index[path] = entry
 
-    def indexed(self, path: str, st: os.stat_result) -> list | None:
-        """``[mtime_ns, size, key, stamp(, requires)]`` of ``path`` if the index has it with
-        this stat; ``requires`` is a list of ``[absolute path, sha256 or None, mtime_ns, size]``."""
+    def indexed(self, path: str, st: os.stat_result) -> IndexEntry | None:
+        """The index entry of ``path`` if the index has it with this stat."""
         entry = self._index.get(path)
-        if entry is not None and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
+        if entry is not None and entry.mtime_ns == st.st_mtime_ns and entry.size == st.st_size:
             return entry
         return None
 
@@ -102,23 +144,21 @@ class FileDigests:
             doc = self.target(target, st)
             if doc is None:
                 continue
-            entry = [st.st_mtime_ns, st.st_size, doc["key"], doc["stamp"]]
-            if doc.get("requires"):
-                entry.append([self._indexed_requirement(rel, sha) for rel, sha in doc["requires"].items()])
-            index[target] = entry
+            requires = tuple(self._indexed_requirement(rel, sha) for rel, sha in (doc.get("requires") or {}).items())
+            index[target] = IndexEntry(st.st_mtime_ns, st.st_size, doc["key"], doc["stamp"], requires).row()
         atomic.write_text(path, json.dumps(index, separators=(",", ":")))
 
-    def _indexed_requirement(self, rel: str, sha: str | None) -> list:
+    def _indexed_requirement(self, rel: str, sha: str | None) -> Requirement:
         where = os.path.join(self.root, rel)
         try:
             st = os.stat(where)
         except OSError:
-            return [where, sha, -1, -1]  # missing now: the check will say so
+            return Requirement(where, sha, -1, -1)  # missing now: the check will say so
         if sha is not None and self.sha256(where) != sha:
-            return [where, sha, -1, -1]  # changed now: never matches a stat
-        return [where, sha, st.st_mtime_ns, st.st_size]
+            return Requirement(where, sha, -1, -1)  # changed now: never matches a stat
+        return Requirement(where, sha, st.st_mtime_ns, st.st_size)
 
-    def indexed_requirements(self, requires: list) -> str | None:
+    def indexed_requirements(self, requires: tuple[Requirement, ...]) -> str | None:
         """Why the required files of an index entry are not as recorded, or None."""
         problems = []
         for where, sha, mtime, size in requires:
@@ -218,9 +258,21 @@ class FileDigests:
             return damage
         return None if doc is None else self.requirements(doc)
 
-    def stamp(self, path: Path | str) -> str | None:
-        """The content identity of a whole keyed target (its ``stamp``); None if absent or damaged."""
-        doc = self.target(path)
+    def stamp(self, path: Path | str, st: os.stat_result | None = None) -> str | None:
+        """The content identity of a whole keyed target (its ``stamp``); None if
+        absent or damaged. The one reader of a stamp: from the stat index when
+        the target's stat is the indexed one (a stat, no parse), else from the
+        verified target itself."""
+        path = str(path)
+        if st is None:
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                return None
+        entry = self.indexed(path, st)
+        if entry is not None:
+            return entry.stamp
+        doc = self.target(path, st)
         return None if doc is None else doc["stamp"]
 
     def tree(self, path: Path, compute: Callable[[Path], str]) -> str:
@@ -330,10 +382,10 @@ def key_check(target: Path, inputs: Callable[[], Inputs], cache: FileDigests) ->
             return False
         # The target is unchanged since the last manifest noted its key (and
         # verified it): its required files are statted, nothing is read.
-        if entry is not None and entry[2] == inputs_digest(now):
-            if len(entry) < 5:
+        if entry is not None and entry.key == inputs_digest(now):
+            if not entry.requires:
                 return True
-            why = cache.indexed_requirements(entry[4])
+            why = cache.indexed_requirements(entry.requires)
             if why is None:
                 return True
             check.__qualname__ = f"inputs[{where}: {why}]"
@@ -370,7 +422,7 @@ def _check_signature() -> inspect.Signature:
 _CHECK_SIGNATURE = _check_signature()
 
 
-def fresh(target: Path | str, inputs: Inputs, cache: FileDigests) -> dict[str, Any] | None:
+def current_target(target: Path | str, inputs: Inputs, cache: FileDigests) -> dict[str, Any] | None:
     """The target document if it is whole, holds exactly ``inputs`` and the files
     it requires are as it recorded them; else None.
 
