@@ -1,7 +1,7 @@
 """doit entry point: the task generators live in tcab.tasks (see docs/sweeps.md).
 
     doit                      run the sweep of benchmark.yaml (or $TCAB_PLAN)
-    doit plan=plans/x.yaml    another plan
+    doit plan=plans/agents.yaml  another plan
     doit list                 every task; doit info TASK says why it would run
 
 A broken plan exits 2 with one ``error: FILE:LINE: KEY: ...`` line

@@ -3,9 +3,9 @@
 ``dodo.py`` stays thin::
 
     from doit import get_var
-    from tcab.tasks import load_sweep
+    from tcab.tasks import load_sweep_or_exit
 
-    sweep = load_sweep(get_var("plan"))
+    sweep = load_sweep_or_exit(get_var("plan"))   # a broken plan: one message, exit 2
     DOIT_CONFIG = sweep.doit_config
     task_seed = sweep.task_seed
     ...

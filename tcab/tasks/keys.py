@@ -368,42 +368,10 @@ def key_check(target: Path, inputs: Callable[[], Inputs], cache: FileDigests) ->
     where = str(target)
 
     def check(task, values) -> bool:
-        try:
-            st = os.stat(where)
-        except FileNotFoundError:
-            check.__qualname__ = f"inputs[{where}: target missing]"
-            return False
-        entry = cache.indexed(where, st)
-        try:
-            now = inputs()
-        except (KeyError, FileNotFoundError, TcabError) as exc:
-            # Stale; the action computes the inputs again and reports the error.
-            check.__qualname__ = f"inputs[{where}: input unavailable: {exc}]"
-            return False
-        # The target is unchanged since the last manifest noted its key (and
-        # verified it): its required files are statted, nothing is read.
-        if entry is not None and entry.key == inputs_digest(now):
-            if not entry.requires:
-                return True
-            why = cache.indexed_requirements(entry.requires)
-            if why is None:
-                return True
-            check.__qualname__ = f"inputs[{where}: {why}]"
-            return False
-        # Otherwise the target itself says (inputs as data: the key is their digest).
-        doc, damage = cache.read_target(where, st)
-        if damage is not None:
-            check.__qualname__ = f"inputs[{where}: {damage}]"
-            return False
-        if doc["inputs"] == now:
-            why = cache.requirements(doc)
-            if why is None:
-                return True
-            check.__qualname__ = f"inputs[{where}: {why}]"
-            return False
-        was = doc["inputs"]
-        changed = sorted(k for k in now.keys() | was.keys() if now.get(k) != was.get(k))
-        check.__qualname__ = f"inputs[{where}: changed {', '.join(changed) or 'key'}]"
+        why = _why_stale(where, inputs, cache)
+        if why is None:
+            return True
+        check.__qualname__ = f"inputs[{where}: {why}]"
         return False
 
     check.__qualname__ = f"inputs[{where}]"
@@ -411,6 +379,33 @@ def key_check(target: Path, inputs: Callable[[], Inputs], cache: FileDigests) ->
     # is returned as is instead of being rebuilt 10,000 times per sweep.
     check.__signature__ = _CHECK_SIGNATURE
     return check
+
+
+def _why_stale(where: str, inputs: Callable[[], Inputs], cache: FileDigests) -> str | None:
+    """Why the target ``where`` is not up to date with ``inputs()``; None when it is."""
+    try:
+        st = os.stat(where)
+    except FileNotFoundError:
+        return "target missing"
+    entry = cache.indexed(where, st)
+    try:
+        now = inputs()
+    except (KeyError, FileNotFoundError, TcabError) as exc:
+        # Stale; the action computes the inputs again and reports the error.
+        return f"input unavailable: {exc}"
+    # The target is unchanged since the last manifest noted its key (and
+    # verified it): its required files are statted, nothing is read.
+    if entry is not None and entry.key == inputs_digest(now):
+        return cache.indexed_requirements(entry.requires) if entry.requires else None
+    # Otherwise the target itself says (inputs as data: the key is their digest).
+    doc, damage = cache.read_target(where, st)
+    if damage is not None:
+        return damage
+    if doc["inputs"] == now:
+        return cache.requirements(doc)
+    was = doc["inputs"]
+    changed = sorted(k for k in now.keys() | was.keys() if now.get(k) != was.get(k))
+    return f"changed {', '.join(changed) or 'key'}"
 
 
 def _check_signature() -> inspect.Signature:

@@ -146,42 +146,60 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
     inputs = run_inputs(ctx, spec)
     record = ctx.layout.run_record(spec)
     claim = claim_path(record)
-    doc, damage = ctx.cache.read_target(record)
-    outcome, run_id = None, None
-    if doc is not None and doc["inputs"] == inputs:
-        if ctx.cache.requirements(doc) is None:
-            return True
-        outcome, run_id = _resume(ctx, doc["run_id"])
-    else:
-        owned = _claim(ctx, claim)
-        if owned is not None and owned["inputs"] == inputs and (owned.get("state") == "pending" or damage):
-            outcome, run_id = _resume(ctx, owned["run_id"])
+    done, outcome, run_id = _recorded(ctx, record, claim, inputs)
+    if done:
+        return True
     if outcome is not None:
         _say(spec, f"adopted the recorded run {outcome.run_id} (not run again)")
     else:
         if run_id is not None:
             _say(spec, f"redoing the run under its id {run_id} (its results.db row is replaced)")
-        run_id = run_id or _new_run_id(spec)
-        # The target goes first and comes back last: a redo that fails leaves
-        # no target that could pass for the run it replaced.
-        Path(record).unlink(missing_ok=True)
-        _write_claim(claim, inputs, run_id, "pending")
-        case = ctx.lookups.case(spec.case, spec.version)
-        outcome = ctx.executors.run(
-            RunRequest(
-                spec=spec,
-                case=case,
-                seed_dir=ctx.layout.seed_dir(spec.case, spec.version, spec.variant) / "repo",
-                prompt=_upstream(ctx, spec, "prompt")["text"],
-                runtime=ctx.sweep.plan.runtime,
-                settings=ctx.settings,
-                run_id=run_id,
-            )
-        )
+        outcome = _perform(ctx, spec, inputs, record, run_id or _new_run_id(spec))
     if outcome.status not in KEPT_STATUSES:
         claim.unlink(missing_ok=True)
         claim.with_suffix(".pending").unlink(missing_ok=True)
         return TaskFailed(f"run {spec.name} ended {outcome.status} ({outcome.run_id}): {outcome.detail}")
+    _write_record(ctx, spec, inputs, record, outcome)
+    return True
+
+
+def _recorded(ctx: SweepContext, record: str, claim: Path,
+              inputs: dict[str, str]) -> tuple[bool, RunOutcome | None, str | None]:
+    """What is already known of this plan entry's run: ``(True, None, None)`` when
+    its target is current; else :func:`_resume`'s answer for the run its target
+    or its claim names (``(False, None, None)``: nothing to adopt or redo)."""
+    doc, damage = ctx.cache.read_target(record)
+    if doc is not None and doc["inputs"] == inputs:
+        if ctx.cache.requirements(doc) is None:
+            return True, None, None
+        return (False, *_resume(ctx, doc["run_id"]))
+    owned = _claim(ctx, claim)
+    if owned is not None and owned["inputs"] == inputs and (owned.get("state") == "pending" or damage):
+        return (False, *_resume(ctx, owned["run_id"]))
+    return False, None, None
+
+
+def _perform(ctx: SweepContext, spec: RunSpec, inputs: dict[str, str], record: str, run_id: str) -> RunOutcome:
+    """Claim ``run_id`` for this plan entry, then do the run."""
+    # The target goes first and comes back last: a redo that fails leaves
+    # no target that could pass for the run it replaced.
+    Path(record).unlink(missing_ok=True)
+    _write_claim(claim_path(record), inputs, run_id, "pending")
+    return ctx.executors.run(
+        RunRequest(
+            spec=spec,
+            case=ctx.lookups.case(spec.case, spec.version),
+            seed_dir=ctx.layout.seed_dir(spec.case, spec.version, spec.variant) / "repo",
+            prompt=_upstream(ctx, spec, "prompt")["text"],
+            runtime=ctx.sweep.plan.runtime,
+            settings=ctx.settings,
+            run_id=run_id,
+        )
+    )
+
+
+def _write_record(ctx: SweepContext, spec: RunSpec, inputs: dict[str, str], record: str, outcome: RunOutcome) -> None:
+    """The run's target, then its claim marked ``recorded``."""
     run_dir = ctx.layout.rel(outcome.run_dir)
     write_target(
         record,
@@ -194,12 +212,12 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
             "case": spec.case, "version": spec.version, "variant": spec.variant,
             "harness": spec.harness, "model": spec.model, "repeat": spec.repeat,
         },
-        # A run whose folder is gone is redone (see above).
+        # A run whose folder is gone is redone (see do_run).
         requires={f"{run_dir}/run.json": None},
     )
+    claim = claim_path(record)
     _write_claim(claim, inputs, outcome.run_id, "recorded")
     claim.with_suffix(".pending").unlink(missing_ok=True)
-    return True
 
 
 def task_runs(ctx: SweepContext) -> Iterator[dict]:

@@ -35,6 +35,7 @@ def _prompt_inputs(ctx: SweepContext, slug: str, version: str, variant: str) -> 
 
 def build_seed(ctx: SweepContext, slug: str, version: str, variant: str) -> bool:
     """Seed the repository under build/seeds/... and record its commit."""
+    # In the function: tcab.seeding takes ~2 s to import (pygit2, templates).
     from tcab.seeding import seed_repository
 
     inputs = _seed_inputs(ctx, slug, version, variant)
@@ -55,6 +56,7 @@ def build_seed(ctx: SweepContext, slug: str, version: str, variant: str) -> bool
 
 def build_prompt(ctx: SweepContext, slug: str, version: str, variant: str) -> bool:
     """Render the prompt to build/prompts/... (JSON record plus a .md to read)."""
+    # In the function: tcab.seeding takes ~2 s to import (pygit2, templates).
     from tcab.seeding import render_prompt
 
     inputs = _prompt_inputs(ctx, slug, version, variant)
