@@ -33,7 +33,8 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -61,7 +62,7 @@ class IndexEntry(NamedTuple):
     size: int
     key: str
     stamp: str
-    requires: tuple[Requirement, ...] = ()
+    requires: Sequence[Requirement] = ()  # as stored: rows of [path, sha256, mtime_ns, size]
 
     def row(self) -> list:
         """The entry as stored: ``[mtime_ns, size, key, stamp(, requires)]``."""
@@ -73,15 +74,22 @@ class IndexEntry(NamedTuple):
     @classmethod
     def from_row(cls, row: Any) -> IndexEntry | None:
         """The entry of a stored row; None for a row of the wrong shape (the index
-        is a cache: a garbled entry only means the target itself is read)."""
-        try:
-            mtime, size, key, stamp, *rest = row
-            requires = tuple(Requirement(str(p), sha, int(m), int(n)) for p, sha, m, n in (rest[0] if rest else ()))
-        except (TypeError, ValueError):
+        is a cache: a garbled entry only means the target itself is read).
+        Hot: 20,000 rows per load of a no-op sweep, so the required files'
+        rows are checked where they are read (:meth:`FileDigests.indexed_requirements`)."""
+        if type(row) is not list or not 4 <= len(row) <= 5:
             return None
-        if not (type(mtime) is int and type(size) is int and isinstance(key, str) and isinstance(stamp, str)):
+        mtime, size, key, stamp = row[0], row[1], row[2], row[3]
+        if type(mtime) is not int or type(size) is not int or type(key) is not str or type(stamp) is not str:
             return None
-        return cls(mtime, size, key, stamp, requires)
+        requires = row[4] if len(row) == 5 else ()
+        if type(requires) is not list and requires != ():
+            return None
+        return _new_entry((mtime, size, key, stamp, requires))
+
+
+# tuple.__new__ on the class skips NamedTuple's Python-level __new__ (the row is checked above).
+_new_entry = partial(tuple.__new__, IndexEntry)
 
 
 class FileDigests:
@@ -158,17 +166,23 @@ class FileDigests:
             return Requirement(where, sha, -1, -1)  # changed now: never matches a stat
         return Requirement(where, sha, st.st_mtime_ns, st.st_size)
 
-    def indexed_requirements(self, requires: tuple[Requirement, ...]) -> str | None:
+    def indexed_requirements(self, requires: Sequence[Requirement]) -> str | None:
         """Why the required files of an index entry are not as recorded, or None."""
         problems = []
-        for where, sha, mtime, size in requires:
-            try:
-                st = os.stat(where)
-            except OSError:
-                problems.append(f"{self._rel(where)} is missing")
-                continue
-            if sha is not None and (st.st_mtime_ns != mtime or st.st_size != size) and self.sha256(where) != sha:
-                problems.append(f"{self._rel(where)} {_CHANGED}")
+        try:
+            for where, sha, mtime, size in requires:
+                if type(where) is not str:
+                    raise TypeError(where)
+                try:
+                    st = os.stat(where)
+                except OSError:
+                    problems.append(f"{self._rel(where)} is missing")
+                    continue
+                if sha is not None and (st.st_mtime_ns != mtime or st.st_size != size) and self.sha256(where) != sha:
+                    problems.append(f"{self._rel(where)} {_CHANGED}")
+        except (TypeError, ValueError):
+            # A garbled row of the index (a cache): the target itself is read next time.
+            return "its stat index entry is garbled"
         return _joined(problems)
 
     def requirements(self, doc: Mapping[str, Any]) -> str | None:
