@@ -1,17 +1,21 @@
 """doit entry point: the task generators live in tcab.tasks (see docs/sweeps.md).
 
     doit                      run the sweep of benchmark.yaml (or $TCAB_PLAN)
-    doit plan=plans/x.yaml    another plan
+    doit plan=plans/agents.yaml  another plan
     doit list                 every task; doit info TASK says why it would run
+
+A broken plan exits 2 with one ``error: FILE:LINE: KEY: ...`` line
+(TCAB_DEBUG=1 shows the traceback).
 """
 
 import gc
 
 from doit import get_var
 
-from tcab.tasks import load_sweep
+from tcab.tasks import load_sweep_or_exit
 
-_sweep = load_sweep(get_var("plan"))
+# A broken plan or catalog: one message and exit 2, not doit's traceback.
+_sweep = load_sweep_or_exit(get_var("plan"))
 # The catalog, the plan and thousands of task closures live as long as this
 # process: move them out of the collector's sight (a no-op sweep spends ~10%
 # of its time in the collector otherwise).

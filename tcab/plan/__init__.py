@@ -1,7 +1,8 @@
 """The sweep plan: ``benchmark.yaml`` parsed (strictyaml) and expanded against the catalog.
 
-    load_plan(path) -> Plan             raises PlanError (file, line, key)
+    load_plan(path, limits) -> Plan     raises PlanError (file, line, key)
     expand(plan, catalog) -> Sweep      raises PlanError for names the catalog lacks
+    PlanLimits.from_env(env)            how large a plan may be (TCAB_PLAN_MAX_*)
     plan_path(root, var, env) -> Path   which plan a sweep uses
 
 The format is documented in docs/sweeps.md.
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tcab.plan.expand import baselines_of, expand
+from tcab.plan.limits import PlanLimits
 from tcab.plan.model import (
     Participant,
     Plan,
@@ -31,6 +33,7 @@ __all__ = [
     "DEFAULT_PLAN",
     "Participant",
     "Plan",
+    "PlanLimits",
     "RunSpec",
     "RuntimeSpec",
     "Sweep",

@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Iterable
 
 from tcab.errors import CatalogError, PlanError
+from tcab.plan.limits import PlanLimits
 from tcab.plan.model import (
     ALL,
     Participant,
@@ -51,7 +52,7 @@ def baselines_of(case) -> list[str]:
     return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
 
-def _runs(plan: Plan, catalog, known_harnesses: Iterable[str] | None) -> list[RunSpec]:
+def _runs(plan: Plan, catalog, known_harnesses: Iterable[str] | None, max_runs: int) -> list[RunSpec]:
     known = set(known_harnesses) if known_harnesses is not None else None
     runtime = digest_of({"backend": plan.runtime.backend, "settings": plan.runtime.as_dict()})
     seen: dict[str, RunSpec] = {}
@@ -77,6 +78,9 @@ def _runs(plan: Plan, catalog, known_harnesses: Iterable[str] | None) -> list[Ru
                                 )
                                 # Two matrices naming the same run describe one run, not two.
                                 seen.setdefault(spec.name, spec)
+                                if len(seen) > max_runs:
+                                    raise PlanError(f"{plan.path}:{matrix.line}: runs: the plan expands to more "
+                                                    f"than {max_runs} runs (TCAB_PLAN_MAX_RUNS)")
     return list(seen.values())
 
 
@@ -124,11 +128,15 @@ def expand(
     plan: Plan,
     catalog,
     known_harnesses: Iterable[str] | None = None,
+    limits: PlanLimits | None = None,
 ) -> Sweep:
     """Expand ``plan`` against ``catalog`` (a tcab.catalog Catalog).
 
     ``known_harnesses`` (slugs) lets an unknown harness fail here with the plan
-    line. Raises PlanError for any name the catalog or harnesses do not know.
+    line. Raises PlanError for any name the catalog or harnesses do not know,
+    and for a plan of more than ``limits.max_runs`` runs (counted as they are
+    made: a huge plan is refused after ``max_runs`` steps, not expanded first).
     """
-    runs = _runs(plan, catalog, known_harnesses)
+    limits = PlanLimits() if limits is None else limits
+    runs = _runs(plan, catalog, known_harnesses, limits.max_runs)
     return Sweep(plan=plan, runs=tuple(runs), tournaments=tuple(_tournaments(plan, catalog, runs)))

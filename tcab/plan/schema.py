@@ -12,8 +12,11 @@ import re
 from pathlib import Path
 
 import strictyaml as sy
+from strictyaml.ruamel import events as yaml_events
+from strictyaml.ruamel import main as yaml_main
 
-from tcab.errors import PlanError
+from tcab.errors import PlanError, RuntimeBackendError
+from tcab.plan.limits import MAX_DIGITS, MAX_SEED, PlanLimits
 from tcab.plan.model import (
     ALL,
     CaseSelection,
@@ -25,6 +28,22 @@ from tcab.plan.model import (
     TournamentPlan,
 )
 
+
+class _Int(sy.Int):
+    """strictyaml's Int, refusing a literal longer than MAX_DIGITS before ``int()``
+    reads it (past 4,300 digits ``int()`` raises; long before, it is no count)."""
+
+    def validate_scalar(self, chunk):
+        text = chunk.contents.replace("_", "")
+        if not re.fullmatch(r"[-+]?[0-9]+", text):
+            chunk.expecting_but_found("when expecting an integer")
+        digits = len(text.lstrip("+-"))
+        if digits > MAX_DIGITS:
+            chunk.expecting_but_found(f"when expecting an integer of at most {MAX_DIGITS} digits",
+                                      f"found an integer of {digits} digits")
+        return int(text)
+
+
 _NAMES = sy.Seq(sy.Str()) | sy.CommaSeparated(sy.Str())
 
 CASE = sy.Map({"case": sy.Str(), sy.Optional("versions"): _NAMES, sy.Optional("variants"): _NAMES}) | sy.Str()
@@ -33,7 +52,7 @@ MATRIX = sy.Map(
     {
         "cases": sy.Seq(CASE),
         "harnesses": sy.Seq(HARNESS),
-        sy.Optional("repeats", default=1): sy.Int(),
+        sy.Optional("repeats", default=1): _Int(),
     }
 )
 RUN_SOURCE = sy.Map({"harness": sy.Str(), sy.Optional("model"): sy.Str()}) | sy.Str()
@@ -46,8 +65,8 @@ TOURNAMENT = sy.Map(
         "participants": sy.Map(
             {sy.Optional("baselines"): _NAMES, sy.Optional("runs"): sy.Seq(RUN_SOURCE)}
         ),
-        sy.Optional("rounds"): sy.Int(),
-        sy.Optional("seed", default=0): sy.Int(),
+        sy.Optional("rounds"): _Int(),
+        sy.Optional("seed", default=0): _Int(),
     }
 )
 SCHEMA = sy.Map(
@@ -61,8 +80,8 @@ SCHEMA = sy.Map(
                         # The runtime client's engine socket (default: DOCKER_HOST).
                         sy.Optional("base_url"): sy.Str(),
                         # Run limits; max_runtime_s defaults to the case's max_runtime_hours.
-                        sy.Optional("idle_timeout_s"): sy.Int(),
-                        sy.Optional("max_runtime_s"): sy.Int(),
+                        sy.Optional("idle_timeout_s"): _Int(),
+                        sy.Optional("max_runtime_s"): _Int(),
                         # Host environment variables passed into sessions as secrets.
                         sy.Optional("secrets"): sy.CommaSeparated(sy.Str()),
                         # backend: kubernetes only (docs/kubernetes.md).
@@ -76,7 +95,7 @@ SCHEMA = sy.Map(
                 ),
             }
         ),
-        sy.Optional("parallelism", default=1): sy.Int(),
+        sy.Optional("parallelism", default=1): _Int(),
         sy.Optional("runs"): sy.Seq(MATRIX),
         sy.Optional("tournaments"): sy.Seq(TOURNAMENT),
         sy.Optional("report", default=True): sy.Bool(),
@@ -129,10 +148,11 @@ def _names(node: sy.YAML | None) -> tuple[str, ...] | None:
     return tuple(str(v).strip() for v in node.data)
 
 
-def _positive(path: Path, node: sy.YAML, key: str) -> int:
+def _within(path: Path, node: sy.YAML, key: str, low: int, high: int) -> int:
+    """``node``'s integer if ``low <= value <= high``, else a PlanError naming the range."""
     value = node.data
-    if value < 1:
-        raise _fail(path, node, key, f"expected a positive integer, got {value}")
+    if not low <= value <= high:
+        raise _fail(path, node, key, f"expected an integer from {low} to {high}, got {value}")
     return value
 
 
@@ -158,16 +178,16 @@ def _harness(path: Path, node: sy.YAML) -> HarnessSelection:
     return HarnessSelection(node["harness"].data, models or (None,), node.start_line)
 
 
-def _matrix(path: Path, node: sy.YAML) -> RunMatrix:
+def _matrix(path: Path, node: sy.YAML, limits: PlanLimits) -> RunMatrix:
     return RunMatrix(
         cases=tuple(_case(path, c) for c in node["cases"]),
         harnesses=tuple(_harness(path, h) for h in node["harnesses"]),
-        repeats=_positive(path, node["repeats"], "repeats"),
+        repeats=_within(path, node["repeats"], "repeats", 1, limits.max_repeats),
         line=node.start_line,
     )
 
 
-def _tournament(path: Path, node: sy.YAML) -> TournamentPlan:
+def _tournament(path: Path, node: sy.YAML, limits: PlanLimits) -> TournamentPlan:
     part = node["participants"]
     runs = []
     for item in _items(part, "runs"):
@@ -187,8 +207,8 @@ def _tournament(path: Path, node: sy.YAML) -> TournamentPlan:
         variant=None if _opt(node, "variant") is None else node["variant"].data,
         baselines=baselines,
         runs=tuple(runs),
-        rounds=_positive(path, rounds, "rounds") if rounds is not None else None,
-        seed=node["seed"].data,
+        rounds=_within(path, rounds, "rounds", 1, limits.max_rounds) if rounds is not None else None,
+        seed=_within(path, node["seed"], "seed", 0, MAX_SEED),
         line=node.start_line,
     )
 
@@ -213,7 +233,8 @@ def _check_backend_setting(path: Path, backend: str, node: sy.YAML, key: str) ->
         raise _fail(path, node[key], key, f"is a setting of the {owner} backend, not of {backend}")
     if owner != "kubernetes":
         return
-    from tcab.errors import RuntimeBackendError
+    # In the function: the kubernetes settings module takes ~0.2 s to import,
+    # paid only by a plan that names a kubernetes setting.
     from tcab.runtime.kubernetes.config import KubeSettings
 
     try:
@@ -239,18 +260,57 @@ def _settings(path: Path, node: sy.YAML | None, backend: str = "docker") -> tupl
     return tuple(sorted(out))
 
 
-def parse_plan(text: str, path: Path | str) -> Plan:
+def _nesting(path: Path, text: str, limits: PlanLimits) -> None:
+    """Refuse a plan nested deeper than ``limits.max_depth`` before it is composed.
+
+    strictyaml composes the document recursively (3,000 levels are a
+    RecursionError); ruamel's event parser is a loop, so the depth is counted
+    on its events, and a plan that does not parse is left to ``sy.load`` to
+    report (its message names the line and key).
+    """
+    depth = 0
+    try:
+        for event in yaml_main.parse(text):
+            if isinstance(event, (yaml_events.MappingStartEvent, yaml_events.SequenceStartEvent)):
+                depth += 1
+                if depth > limits.max_depth:
+                    raise PlanError(f"{path}:{event.start_mark.line + 1}: nested more than "
+                                    f"{limits.max_depth} levels deep (TCAB_PLAN_MAX_DEPTH)")
+            elif isinstance(event, (yaml_events.MappingEndEvent, yaml_events.SequenceEndEvent)):
+                depth -= 1
+    except sy.YAMLError:
+        return
+
+
+def _too_large(path: Path, size: int, limits: PlanLimits) -> PlanError | None:
+    if size > limits.max_bytes:
+        return PlanError(f"{path}: larger than {limits.max_bytes} bytes (TCAB_PLAN_MAX_BYTES)")
+    return None
+
+
+def parse_plan(text: str, path: Path | str, limits: PlanLimits | None = None) -> Plan:
     """Parse plan ``text`` (read from ``path``, used in messages).
 
-    Raises PlanError naming the file, line and key of the first problem.
+    Raises PlanError naming the file, line and key of the first problem,
+    including a plan over ``limits`` (size, depth, numbers).
     """
     path = Path(path)
+    limits = PlanLimits() if limits is None else limits
+    too_large = _too_large(path, len(text.encode("utf-8", "surrogatepass")), limits)
+    if too_large is not None:
+        raise too_large
+    _nesting(path, text, limits)
     try:
         doc = sy.load(text, SCHEMA, label=str(path))
     except sy.YAMLError as exc:
         raise _error(path, text, exc) from exc
     if doc.data is None or not isinstance(doc.data, dict):
         raise PlanError(f"{path}: expected a mapping with runs and/or tournaments")
+    return _plan(path, doc, limits)
+
+
+def _plan(path: Path, doc: sy.YAML, limits: PlanLimits) -> Plan:
+    """The validated document as typed data, with the checks the schema cannot say."""
     runtime = _opt(doc, "runtime")
     settings = _opt(runtime, "settings") if runtime is not None else None
     backend = runtime["backend"].data if runtime is not None else "docker"
@@ -265,21 +325,28 @@ def parse_plan(text: str, path: Path | str) -> Plan:
         path=path,
         name=doc["name"].data,
         runtime=RuntimeSpec(backend=backend, settings=_settings(path, settings, backend)),
-        parallelism=_positive(path, doc["parallelism"], "parallelism"),
-        matrices=tuple(_matrix(path, m) for m in _items(doc, "runs")),
-        tournaments=tuple(_tournament(path, t) for t in tournaments),
+        parallelism=_within(path, doc["parallelism"], "parallelism", 1, limits.max_parallelism),
+        matrices=tuple(_matrix(path, m, limits) for m in _items(doc, "runs")),
+        tournaments=tuple(_tournament(path, t, limits) for t in tournaments),
         report=doc["report"].data,
     )
 
 
-def load_plan(path: Path | str) -> Plan:
-    """Read and parse the plan file at ``path``.
+def load_plan(path: Path | str, limits: PlanLimits | None = None) -> Plan:
+    """Read and parse the plan file at ``path`` (at most ``limits.max_bytes`` of it).
 
-    Raises PlanError if the file is missing, unreadable or invalid.
+    Raises PlanError if the file is missing, unreadable, too large or invalid.
     """
     path = Path(path)
+    limits = PlanLimits() if limits is None else limits
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as fh:
+            # One byte past the limit is enough to know: a huge file is not read whole.
+            data = fh.read(limits.max_bytes + 1)
+        too_large = _too_large(path, len(data), limits)
+        if too_large is not None:
+            raise too_large
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PlanError(f"{path}: cannot read the plan: {exc}") from exc
-    return parse_plan(text, path)
+    return parse_plan(text, path, limits)

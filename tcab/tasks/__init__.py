@@ -3,9 +3,9 @@
 ``dodo.py`` stays thin::
 
     from doit import get_var
-    from tcab.tasks import load_sweep
+    from tcab.tasks import load_sweep_or_exit
 
-    sweep = load_sweep(get_var("plan"))
+    sweep = load_sweep_or_exit(get_var("plan"))   # a broken plan: one message, exit 2
     DOIT_CONFIG = sweep.doit_config
     task_seed = sweep.task_seed
     ...
@@ -20,20 +20,25 @@ Every task is up to date when its target records the same input digests
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from tcab.plan import expand, load_plan, plan_path
+from tcab.catalog import load_catalog
+from tcab.errors import TcabError
+from tcab.plan import PlanLimits, expand, load_plan, plan_path
 from tcab.settings import Settings
 from tcab.tasks.arena import task_build, task_entrants, task_replay, task_tournament
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import Executors
+from tcab.tasks.real import real_executors
 from tcab.tasks.report import task_manifest, task_report
 from tcab.tasks.run import task_runs
 from tcab.tasks.seed import task_prompt, task_seed
+from tcab.tasks.summary import SweepReporter
 from tcab.tasks.validate import task_validate
 
-__all__ = ["SweepContext", "SweepTasks", "load_sweep"]
+__all__ = ["SweepContext", "SweepTasks", "load_sweep", "load_sweep_or_exit"]
 
 
 class SweepTasks:
@@ -44,8 +49,6 @@ class SweepTasks:
 
     @property
     def doit_config(self) -> dict:
-        from tcab.tasks.summary import SweepReporter
-
         return {
             "default_tasks": ["report"] if self.ctx.sweep.plan.report else ["manifest"],
             # 1 means doit's plain in-process runner; more, worker processes.
@@ -114,21 +117,35 @@ def load_sweep(
 
     Raises PlanError for a bad plan, CatalogError for a bad catalog.
     """
-    from tcab.catalog import load_catalog
-
     env = dict(os.environ) if env is None else env
     settings = Settings.from_env(root, env)
-    the_plan = load_plan(plan_path(settings.root, None if plan is None else str(plan), env))
+    limits = PlanLimits.from_env(env)
+    the_plan = load_plan(plan_path(settings.root, None if plan is None else str(plan), env), limits)
     catalog = load_catalog(settings.catalog_dir)
     if executors is None:
-        from tcab.tasks.real import real_executors
-
         executors = real_executors()
     harnesses = _harness_slugs(settings)
-    sweep = expand(the_plan, catalog, harnesses)
-    ctx = SweepContext(settings=settings, sweep=sweep, catalog=catalog, executors=executors)
-    ctx.cache.load_index(ctx.stat_index)
-    return SweepTasks(ctx)
+    sweep = expand(the_plan, catalog, harnesses, limits)
+    return SweepTasks(SweepContext.create(settings, sweep, catalog, executors))
+
+
+def load_sweep_or_exit(plan: str | os.PathLike | None = None, **kwargs) -> SweepTasks:
+    """:func:`load_sweep` for ``dodo.py``: a broken plan or catalog is one line on
+    stderr (``error: FILE:LINE: KEY: ...``) and exit code 2, for every doit command.
+
+    doit itself prints any exception raised while it imports ``dodo.py`` as a
+    ~50-line traceback and exits 3; ``SystemExit`` is the one exception it
+    lets through, so the exit code is ours, and nothing (no ``.doit.db``) is
+    written. ``TCAB_DEBUG=1`` raises instead: doit prints the traceback.
+    """
+    env = kwargs.get("env")
+    try:
+        return load_sweep(plan, **kwargs)
+    except TcabError as exc:
+        if (os.environ if env is None else env).get("TCAB_DEBUG") == "1":
+            raise
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(2) from None
 
 
 def _harness_slugs(settings: Settings) -> list[str] | None:

@@ -21,10 +21,11 @@ from pathlib import Path
 from doit.exceptions import TaskFailed
 
 from tcab.plan import Participant, RunSpec, TournamentSpec
-from tcab.tasks.context import SweepContext, baseline_build_name
+from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import BuildOutcome, Entrant, RunOutcome, TournamentRequest
 from tcab.tasks.inputs import baseline_inputs, build_recipe, game_inputs
-from tcab.tasks.keys import fresh, write_target
+from tcab.tasks.keys import current_target, write_target
+from tcab.tasks.layout import baseline_build_name
 from tcab.tasks.run import run_task_name
 
 
@@ -36,7 +37,7 @@ def _record_doc(ctx: SweepContext, path: Path, what: str) -> dict:
 
 
 def _write_build(ctx: SweepContext, record: Path, inputs: dict, out: BuildOutcome) -> bool:
-    module = None if out.module is None else ctx.rel(out.module)
+    module = None if out.module is None else ctx.layout.rel(out.module)
     write_target(record, inputs, {
         "ok": out.ok, "sha256": out.sha256, "module": module, "detail": out.detail,
     }, requires=None if module is None else {module: out.sha256})
@@ -46,38 +47,38 @@ def _write_build(ctx: SweepContext, record: Path, inputs: dict, out: BuildOutcom
 # ---- builds from runs
 
 def run_build_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
-    run = _record_doc(ctx, ctx.run_record(spec), f"run {spec.name}")
-    case = ctx.case(spec.case, spec.version)
+    run = _record_doc(ctx, ctx.layout.run_record(spec), f"run {spec.name}")
+    case = ctx.lookups.case(spec.case, spec.version)
     return {
         "tree": run.get("artifact_digest") or run["run_id"],
         "recipe": build_recipe(case),
-        "image": ctx.image_digest(case.type),
+        "image": ctx.lookups.image_digest(case.type),
     }
 
 
 def do_run_build(ctx: SweepContext, spec: RunSpec) -> bool:
     inputs = run_build_inputs(ctx, spec)
-    record = ctx.module_record(spec.name)
-    if fresh(record, inputs, ctx.cache) is not None:
+    record = ctx.layout.module_record(spec.name)
+    if current_target(record, inputs, ctx.cache) is not None:
         return True
-    run = _record_doc(ctx, ctx.run_record(spec), f"run {spec.name}")
+    run = _record_doc(ctx, ctx.layout.run_record(spec), f"run {spec.name}")
     outcome = RunOutcome(run["run_id"], run["status"], ctx.settings.root / run["run_dir"], run.get("artifact_digest"))
-    return _write_build(ctx, record, inputs, ctx.executors.build_run(ctx.case(spec.case, spec.version), outcome, ctx.settings))
+    return _write_build(ctx, record, inputs, ctx.executors.build_run(ctx.lookups.case(spec.case, spec.version), outcome, ctx.settings))
 
 
 # ---- builds of baselines
 
 def baseline_build_inputs(ctx: SweepContext, slug: str, version: str, name: str) -> dict[str, str]:
-    case = ctx.case(slug, version)
+    case = ctx.lookups.case(slug, version)
     return {"source": baseline_inputs(case, name, ctx.cache), "recipe": build_recipe(case)}
 
 
 def do_baseline_build(ctx: SweepContext, slug: str, version: str, name: str) -> bool:
     inputs = baseline_build_inputs(ctx, slug, version, name)
-    record = ctx.module_record(baseline_build_name(slug, version, name))
-    if fresh(record, inputs, ctx.cache) is not None:
+    record = ctx.layout.module_record(baseline_build_name(slug, version, name))
+    if current_target(record, inputs, ctx.cache) is not None:
         return True
-    return _write_build(ctx, record, inputs, ctx.executors.build_baseline(ctx.case(slug, version), name, ctx.settings))
+    return _write_build(ctx, record, inputs, ctx.executors.build_baseline(ctx.lookups.case(slug, version), name, ctx.settings))
 
 
 def _module_name(t: TournamentSpec, p: Participant) -> str:
@@ -89,11 +90,11 @@ def task_build(ctx: SweepContext) -> Iterator[dict]:
     yield {"basename": "build", "name": None, "doc": task_build.__doc__}
     names = []
     for spec in ctx.sweep.runs:
-        if ctx.case(spec.case, spec.version).type != "adversarial":
+        if ctx.lookups.case(spec.case, spec.version).type != "adversarial":
             continue
         names.append(f"build:{spec.name}")
         yield ctx.keyed_task(
-            "build", spec.name, ctx.module_record(spec.name), [run_task_name(spec)],
+            "build", spec.name, ctx.layout.module_record(spec.name), [run_task_name(spec)],
             lambda s=spec: run_build_inputs(ctx, s), do_run_build, ctx, spec,
             doc=f"module of run {spec.name}",
         )
@@ -106,12 +107,12 @@ def task_build(ctx: SweepContext) -> Iterator[dict]:
             name = baseline_build_name(t.case, t.version, p.baseline)
             names.append(f"build:{name}")
             yield ctx.keyed_task(
-                "build", name, ctx.module_record(name), [],
+                "build", name, ctx.layout.module_record(name), [],
                 lambda a=(t.case, t.version, p.baseline): baseline_build_inputs(ctx, *a),
                 do_baseline_build, ctx, t.case, t.version, p.baseline,
                 doc=f"baseline {p.baseline} of {t.case} {t.version}",
             )
-    ctx.settle_group("build", names)
+    ctx.freshness.settle_group("build", names)
 
 
 # ---- the field of a tournament: its one manifest
@@ -121,18 +122,18 @@ def entrants_inputs(ctx: SweepContext, t: TournamentSpec) -> dict[str, str]:
     # tournament's inputs, so changing them does not rewrite the field.
     inputs = {}
     for p in t.participants:
-        doc = _record_doc(ctx, ctx.module_record(_module_name(t, p)), f"module of {p.name}")
+        doc = _record_doc(ctx, ctx.layout.module_record(_module_name(t, p)), f"module of {p.name}")
         inputs[p.name] = doc["sha256"] if doc.get("ok") else f"failed:{doc['key']}"
     return inputs
 
 
 def write_entrants(ctx: SweepContext, t: TournamentSpec) -> bool:
     inputs = entrants_inputs(ctx, t)
-    record = ctx.tournament_dir(t) / "entrants.json"
-    if fresh(record, inputs, ctx.cache) is None:
+    record = ctx.layout.entrants_record(t)
+    if current_target(record, inputs, ctx.cache) is None:
         field = []
         for p in t.participants:
-            doc = _record_doc(ctx, ctx.module_record(_module_name(t, p)), f"module of {p.name}")
+            doc = _record_doc(ctx, ctx.layout.module_record(_module_name(t, p)), f"module of {p.name}")
             field.append({"name": p.name, "sha256": doc["sha256"] if doc.get("ok") else None,
                           "module": doc.get("module") if doc.get("ok") else None, "detail": doc.get("detail", "")})
         write_target(record, inputs, {"entrants": field})
@@ -140,11 +141,11 @@ def write_entrants(ctx: SweepContext, t: TournamentSpec) -> bool:
 
 
 def tournament_inputs(ctx: SweepContext, t: TournamentSpec) -> dict[str, str]:
-    entrants = ctx.tournament_dir(t) / "entrants.json"
+    entrants = ctx.layout.entrants_record(t)
     sha = ctx.cache.stamp(entrants)
     if sha is None:
         raise KeyError(f"entrants of {t.name} not written")
-    case = ctx.case(t.case, t.version)
+    case = ctx.lookups.case(t.case, t.version)
     return {"entrants": sha, "game": game_inputs(case, case.variant(t.variant), ctx.cache), "entry": t.entry_digest}
 
 
@@ -163,7 +164,7 @@ def _drop_damaged(ctx: SweepContext, digests: dict) -> list[str]:
 
 def _play(ctx: SweepContext, t: TournamentSpec, field: tuple) -> dict:
     return ctx.executors.tournament(
-        TournamentRequest(t, ctx.case(t.case, t.version), field, ctx.tournament_dir(t), ctx.settings,
+        TournamentRequest(t, ctx.lookups.case(t.case, t.version), field, ctx.layout.tournament_dir(t), ctx.settings,
                           jobs=ctx.sweep.plan.parallelism)
     )
 
@@ -173,14 +174,14 @@ def play_tournament(ctx: SweepContext, t: TournamentSpec) -> bool:
     its SHA-256: a replay damaged later makes the tournament stale, and the
     redo plays that match again."""
     inputs = tournament_inputs(ctx, t)
-    record = ctx.tournament_dir(t) / "standings.json"
-    if fresh(record, inputs, ctx.cache) is not None:
+    record = ctx.layout.standings_record(t)
+    if current_target(record, inputs, ctx.cache) is not None:
         return True
     old = ctx.cache.target(record)
     if old is not None:
         # Already named on stderr by keys.keyed, as what made the task stale.
         _drop_damaged(ctx, old.get("requires") or {})
-    doc = _record_doc(ctx, ctx.tournament_dir(t) / "entrants.json", f"entrants of {t.name}")
+    doc = _record_doc(ctx, ctx.layout.entrants_record(t), f"entrants of {t.name}")
     field = tuple(
         Entrant(e["name"], e["sha256"], None if e["module"] is None else ctx.settings.root / e["module"])
         for e in doc["entrants"]
@@ -210,12 +211,12 @@ def task_entrants(ctx: SweepContext) -> Iterator[dict]:
     yield {"basename": "entrants", "name": None, "doc": task_entrants.__doc__}
     for t in ctx.sweep.tournaments:
         yield ctx.keyed_task(
-            "entrants", t.name, ctx.tournament_dir(t) / "entrants.json",
+            "entrants", t.name, ctx.layout.entrants_record(t),
             [f"build:{_module_name(t, p)}" for p in t.participants],
             lambda x=t: entrants_inputs(ctx, x), write_entrants, ctx, t,
             doc=f"field of tournament {t.name}",
         )
-    ctx.settle_group("entrants", [f"entrants:{t.name}" for t in ctx.sweep.tournaments])
+    ctx.freshness.settle_group("entrants", [f"entrants:{t.name}" for t in ctx.sweep.tournaments])
 
 
 def task_tournament(ctx: SweepContext) -> Iterator[dict]:
@@ -225,18 +226,18 @@ def task_tournament(ctx: SweepContext) -> Iterator[dict]:
     for t in ctx.sweep.tournaments:
         names.append(f"tournament:{t.name}")
         yield ctx.keyed_task(
-            "tournament", t.name, ctx.tournament_dir(t) / "standings.json", [f"entrants:{t.name}"],
+            "tournament", t.name, ctx.layout.standings_record(t), [f"entrants:{t.name}"],
             lambda x=t: tournament_inputs(ctx, x), play_tournament, ctx, t,
             doc=f"{t.name}: {len(t.participants)} participants on {t.case_path}, {t.rounds} rounds",
         )
-    ctx.settle_group("tournament", names)
+    ctx.freshness.settle_group("tournament", names)
 
 
 # ---- replays: every match of a tournament re-simulated from its replay
 
 def replay_inputs(ctx: SweepContext, t: TournamentSpec) -> dict[str, str]:
-    standings = _record_doc(ctx, ctx.tournament_dir(t) / "standings.json", f"tournament {t.name}")
-    case = ctx.case(t.case, t.version)
+    standings = _record_doc(ctx, ctx.layout.standings_record(t), f"tournament {t.name}")
+    case = ctx.lookups.case(t.case, t.version)
     return {"standings": standings["stamp"], "game": game_inputs(case, case.variant(t.variant), ctx.cache)}
 
 
@@ -244,14 +245,14 @@ def verify_tournament_replays(ctx: SweepContext, t: TournamentSpec) -> bool | Ta
     """Re-simulate every replay of the tournament; a replay that does not reproduce
     its result fails the task and writes no record, so every sweep says so."""
     inputs = replay_inputs(ctx, t)
-    record = ctx.tournament_dir(t) / "replays.json"
-    if fresh(record, inputs, ctx.cache) is not None:
+    record = ctx.layout.replays_record(t)
+    if current_target(record, inputs, ctx.cache) is not None:
         return True
-    standings = _record_doc(ctx, ctx.tournament_dir(t) / "standings.json", f"tournament {t.name}")
+    standings = _record_doc(ctx, ctx.layout.standings_record(t), f"tournament {t.name}")
     paths = [ctx.settings.root / p for p in standings.get("match_replays", [])]
     if not paths and standings.get("matches"):
         return TaskFailed(f"{t.name}: standings.json lists no replays; redo it: doit clean tournament:{t.name}")
-    verdicts = ctx.executors.verify_replays(ctx.case(t.case, t.version), t.variant, paths)
+    verdicts = ctx.executors.verify_replays(ctx.lookups.case(t.case, t.version), t.variant, paths)
     failed = [v for v in verdicts if not v["ok"]]
     if failed:
         lines = "\n".join(f"  {v['replay']}: {'; '.join(v['problems'])}" for v in failed)
@@ -267,8 +268,8 @@ def task_replay(ctx: SweepContext) -> Iterator[dict]:
     for t in ctx.sweep.tournaments:
         names.append(f"replay:{t.name}")
         yield ctx.keyed_task(
-            "replay", t.name, ctx.tournament_dir(t) / "replays.json", [f"tournament:{t.name}"],
+            "replay", t.name, ctx.layout.replays_record(t), [f"tournament:{t.name}"],
             lambda x=t: replay_inputs(ctx, x), verify_tournament_replays, ctx, t,
             doc=f"replays of {t.name} verified",
         )
-    ctx.settle_group("replay", names)
+    ctx.freshness.settle_group("replay", names)

@@ -3,8 +3,8 @@
 The task generators decide *what* is stale; the executors *do* a run, a
 build, a tournament, a report. :func:`tcab.tasks.real.real_executors` wires
 them to the runs, arena and results parts. Tests of the task layer pass their
-own executors (a fast fake run that answers through a function, as STYLE.md
-allows for code above the runtime); the real runtime is tested by its part.
+own executors (tests/tasks/sweep_fakes.py: a fast fake run that answers
+through a function, allowed for code above the runtime); the real runtime is tested by its part.
 """
 
 from __future__ import annotations

@@ -33,9 +33,10 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from doit.exceptions import TaskFailed
 
@@ -43,6 +44,52 @@ from tcab import atomic
 from tcab.errors import TcabError
 
 Inputs = Mapping[str, str]
+
+
+class Requirement(NamedTuple):
+    """A file a target requires, as the stat index noted it."""
+
+    path: str  # absolute
+    sha256: str | None  # None: only presence matters
+    mtime_ns: int  # -1: missing or changed when indexed (never matches a stat)
+    size: int
+
+
+class IndexEntry(NamedTuple):
+    """What the stat index knows of a whole keyed target with this stat."""
+
+    mtime_ns: int
+    size: int
+    key: str
+    stamp: str
+    requires: Sequence[Requirement] = ()  # as stored: rows of [path, sha256, mtime_ns, size]
+
+    def row(self) -> list:
+        """The entry as stored: ``[mtime_ns, size, key, stamp(, requires)]``."""
+        row: list = [self.mtime_ns, self.size, self.key, self.stamp]
+        if self.requires:
+            row.append([list(r) for r in self.requires])
+        return row
+
+    @classmethod
+    def from_row(cls, row: Any) -> IndexEntry | None:
+        """The entry of a stored row; None for a row of the wrong shape (the index
+        is a cache: a garbled entry only means the target itself is read).
+        Hot: 20,000 rows per load of a no-op sweep, so the required files'
+        rows are checked where they are read (:meth:`FileDigests.indexed_requirements`)."""
+        if type(row) is not list or not 4 <= len(row) <= 5:
+            return None
+        mtime, size, key, stamp = row[0], row[1], row[2], row[3]
+        if type(mtime) is not int or type(size) is not int or type(key) is not str or type(stamp) is not str:
+            return None
+        requires = row[4] if len(row) == 5 else ()
+        if type(requires) is not list and requires != ():
+            return None
+        return _new_entry((mtime, size, key, stamp, requires))
+
+
+# tuple.__new__ on the class skips NamedTuple's Python-level __new__ (the row is checked above).
+_new_entry = partial(tuple.__new__, IndexEntry)
 
 
 class FileDigests:
@@ -61,7 +108,7 @@ class FileDigests:
         self._json: dict[tuple[str, int, int], Any] = {}
         self._targets: dict[tuple[str, int, int], tuple[dict | None, str | None]] = {}
         self._trees: dict[str, str] = {}
-        self._index: dict[str, list] = {}
+        self._index: dict[str, IndexEntry] = {}
         # What the relative paths of a target's ``requires`` are relative to.
         self.root = str(root)
 
@@ -75,14 +122,17 @@ class FileDigests:
                 found = json.loads(fh.read().decode("utf-8"))
         except (OSError, ValueError):
             return
-        if isinstance(found, dict):
-            self._index = found
+        if not isinstance(found, dict):
+            return
+        for path, row in found.items():
+            entry = IndexEntry.from_row(row)
+            if entry is not None:
+                self._index[path] = entry
 
-    def indexed(self, path: str, st: os.stat_result) -> list | None:
-        """``[mtime_ns, size, key, stamp(, requires)]`` of ``path`` if the index has it with
-        this stat; ``requires`` is a list of ``[absolute path, sha256 or None, mtime_ns, size]``."""
+    def indexed(self, path: str, st: os.stat_result) -> IndexEntry | None:
+        """The index entry of ``path`` if the index has it with this stat."""
         entry = self._index.get(path)
-        if entry is not None and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
+        if entry is not None and entry.mtime_ns == st.st_mtime_ns and entry.size == st.st_size:
             return entry
         return None
 
@@ -102,33 +152,37 @@ class FileDigests:
             doc = self.target(target, st)
             if doc is None:
                 continue
-            entry = [st.st_mtime_ns, st.st_size, doc["key"], doc["stamp"]]
-            if doc.get("requires"):
-                entry.append([self._indexed_requirement(rel, sha) for rel, sha in doc["requires"].items()])
-            index[target] = entry
+            requires = tuple(self._indexed_requirement(rel, sha) for rel, sha in (doc.get("requires") or {}).items())
+            index[target] = IndexEntry(st.st_mtime_ns, st.st_size, doc["key"], doc["stamp"], requires).row()
         atomic.write_text(path, json.dumps(index, separators=(",", ":")))
 
-    def _indexed_requirement(self, rel: str, sha: str | None) -> list:
+    def _indexed_requirement(self, rel: str, sha: str | None) -> Requirement:
         where = os.path.join(self.root, rel)
         try:
             st = os.stat(where)
         except OSError:
-            return [where, sha, -1, -1]  # missing now: the check will say so
+            return Requirement(where, sha, -1, -1)  # missing now: the check will say so
         if sha is not None and self.sha256(where) != sha:
-            return [where, sha, -1, -1]  # changed now: never matches a stat
-        return [where, sha, st.st_mtime_ns, st.st_size]
+            return Requirement(where, sha, -1, -1)  # changed now: never matches a stat
+        return Requirement(where, sha, st.st_mtime_ns, st.st_size)
 
-    def indexed_requirements(self, requires: list) -> str | None:
+    def indexed_requirements(self, requires: Sequence[Requirement]) -> str | None:
         """Why the required files of an index entry are not as recorded, or None."""
         problems = []
-        for where, sha, mtime, size in requires:
-            try:
-                st = os.stat(where)
-            except OSError:
-                problems.append(f"{self._rel(where)} is missing")
-                continue
-            if sha is not None and (st.st_mtime_ns != mtime or st.st_size != size) and self.sha256(where) != sha:
-                problems.append(f"{self._rel(where)} {_CHANGED}")
+        try:
+            for where, sha, mtime, size in requires:
+                if type(where) is not str:
+                    raise TypeError(where)
+                try:
+                    st = os.stat(where)
+                except OSError:
+                    problems.append(f"{self._rel(where)} is missing")
+                    continue
+                if sha is not None and (st.st_mtime_ns != mtime or st.st_size != size) and self.sha256(where) != sha:
+                    problems.append(f"{self._rel(where)} {_CHANGED}")
+        except (TypeError, ValueError):
+            # A garbled row of the index (a cache): the target itself is read next time.
+            return "its stat index entry is garbled"
         return _joined(problems)
 
     def requirements(self, doc: Mapping[str, Any]) -> str | None:
@@ -218,9 +272,21 @@ class FileDigests:
             return damage
         return None if doc is None else self.requirements(doc)
 
-    def stamp(self, path: Path | str) -> str | None:
-        """The content identity of a whole keyed target (its ``stamp``); None if absent or damaged."""
-        doc = self.target(path)
+    def stamp(self, path: Path | str, st: os.stat_result | None = None) -> str | None:
+        """The content identity of a whole keyed target (its ``stamp``); None if
+        absent or damaged. The one reader of a stamp: from the stat index when
+        the target's stat is the indexed one (a stat, no parse), else from the
+        verified target itself."""
+        path = str(path)
+        if st is None:
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                return None
+        entry = self.indexed(path, st)
+        if entry is not None:
+            return entry.stamp
+        doc = self.target(path, st)
         return None if doc is None else doc["stamp"]
 
     def tree(self, path: Path, compute: Callable[[Path], str]) -> str:
@@ -316,42 +382,10 @@ def key_check(target: Path, inputs: Callable[[], Inputs], cache: FileDigests) ->
     where = str(target)
 
     def check(task, values) -> bool:
-        try:
-            st = os.stat(where)
-        except FileNotFoundError:
-            check.__qualname__ = f"inputs[{where}: target missing]"
-            return False
-        entry = cache.indexed(where, st)
-        try:
-            now = inputs()
-        except (KeyError, FileNotFoundError, TcabError) as exc:
-            # Stale; the action computes the inputs again and reports the error.
-            check.__qualname__ = f"inputs[{where}: input unavailable: {exc}]"
-            return False
-        # The target is unchanged since the last manifest noted its key (and
-        # verified it): its required files are statted, nothing is read.
-        if entry is not None and entry[2] == inputs_digest(now):
-            if len(entry) < 5:
-                return True
-            why = cache.indexed_requirements(entry[4])
-            if why is None:
-                return True
-            check.__qualname__ = f"inputs[{where}: {why}]"
-            return False
-        # Otherwise the target itself says (inputs as data: the key is their digest).
-        doc, damage = cache.read_target(where, st)
-        if damage is not None:
-            check.__qualname__ = f"inputs[{where}: {damage}]"
-            return False
-        if doc["inputs"] == now:
-            why = cache.requirements(doc)
-            if why is None:
-                return True
-            check.__qualname__ = f"inputs[{where}: {why}]"
-            return False
-        was = doc["inputs"]
-        changed = sorted(k for k in now.keys() | was.keys() if now.get(k) != was.get(k))
-        check.__qualname__ = f"inputs[{where}: changed {', '.join(changed) or 'key'}]"
+        why = _why_stale(where, inputs, cache)
+        if why is None:
+            return True
+        check.__qualname__ = f"inputs[{where}: {why}]"
         return False
 
     check.__qualname__ = f"inputs[{where}]"
@@ -359,6 +393,33 @@ def key_check(target: Path, inputs: Callable[[], Inputs], cache: FileDigests) ->
     # is returned as is instead of being rebuilt 10,000 times per sweep.
     check.__signature__ = _CHECK_SIGNATURE
     return check
+
+
+def _why_stale(where: str, inputs: Callable[[], Inputs], cache: FileDigests) -> str | None:
+    """Why the target ``where`` is not up to date with ``inputs()``; None when it is."""
+    try:
+        st = os.stat(where)
+    except FileNotFoundError:
+        return "target missing"
+    entry = cache.indexed(where, st)
+    try:
+        now = inputs()
+    except (KeyError, FileNotFoundError, TcabError) as exc:
+        # Stale; the action computes the inputs again and reports the error.
+        return f"input unavailable: {exc}"
+    # The target is unchanged since the last manifest noted its key (and
+    # verified it): its required files are statted, nothing is read.
+    if entry is not None and entry.key == inputs_digest(now):
+        return cache.indexed_requirements(entry.requires) if entry.requires else None
+    # Otherwise the target itself says (inputs as data: the key is their digest).
+    doc, damage = cache.read_target(where, st)
+    if damage is not None:
+        return damage
+    if doc["inputs"] == now:
+        return cache.requirements(doc)
+    was = doc["inputs"]
+    changed = sorted(k for k in now.keys() | was.keys() if now.get(k) != was.get(k))
+    return f"changed {', '.join(changed) or 'key'}"
 
 
 def _check_signature() -> inspect.Signature:
@@ -370,7 +431,7 @@ def _check_signature() -> inspect.Signature:
 _CHECK_SIGNATURE = _check_signature()
 
 
-def fresh(target: Path | str, inputs: Inputs, cache: FileDigests) -> dict[str, Any] | None:
+def current_target(target: Path | str, inputs: Inputs, cache: FileDigests) -> dict[str, Any] | None:
     """The target document if it is whole, holds exactly ``inputs`` and the files
     it requires are as it recorded them; else None.
 

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tcab.errors import ReplayError
 from tcab.plan import RuntimeSpec
 from tcab.settings import Settings
 from tcab.tasks.executors import (
@@ -32,6 +33,7 @@ CLIENT_SETTINGS = ("base_url", "context", "namespace", "cpu", "memory", "node_se
 
 
 def _runtime(spec: RuntimeSpec, max_runtime_s: float | None = None):
+    # In the function: slow import: docker-py and the kubernetes client; `doit list` must not pay for it.
     from tcab.runtime import get_runtime
 
     options = {k: v for k, v in spec.settings if k in CLIENT_SETTINGS}
@@ -42,6 +44,7 @@ def _runtime(spec: RuntimeSpec, max_runtime_s: float | None = None):
 
 def image_digest(case_type: str, spec: RuntimeSpec) -> str:
     """The digest of the image a run of ``case_type`` uses (pulled only when missing)."""
+    # In the function: slow import: docker-py; `doit list` must not pay for it.
     from tcab.runtime import resolve_image
 
     return _runtime(spec).ensure_image(resolve_image(case_type)).digest
@@ -49,6 +52,7 @@ def image_digest(case_type: str, spec: RuntimeSpec) -> str:
 
 def harness_info(slug: str, settings: Settings) -> HarnessInfo:
     """Digest of the definition file of harness ``slug`` (validated first)."""
+    # In the function: tcab.harnesses imports the runtime (docker-py); `doit list` must not pay for it.
     from tcab.harnesses.definition import load_harness
 
     harness = load_harness(settings.harnesses_dir, slug)
@@ -61,6 +65,7 @@ def run(request: RunRequest) -> RunOutcome:
     """One run through the run lifecycle (tcab.runs.execute_run) on the seeded repository
     the ``seed`` task built. Ctrl-C is recorded as ``canceled`` by the lifecycle, which
     removes its container, and re-raised."""
+    # In the function: slow import: the run lifecycle and its runtime; `doit list` must not pay for it.
     from tcab.harnesses.definition import load_harness
     from tcab.runs import RunOptions, execute_run
 
@@ -84,6 +89,7 @@ def run(request: RunRequest) -> RunOutcome:
 
 
 def _record_build(settings: Settings, record) -> None:
+    # In the function: sqlite-utils: only a sweep that records pays for it; `doit list` must not pay for it.
     from tcab.results import open_db, record_build
 
     db = open_db(settings.results_db)
@@ -103,6 +109,7 @@ def _outcome(settings: Settings, record) -> BuildOutcome:
 
 def build_run(case, outcome: RunOutcome, settings: Settings) -> BuildOutcome:
     """Build a run's collected tree in the adversarial image (untrusted code)."""
+    # In the function: slow import: the arena (wasmtime) and the runtime; `doit list` must not pay for it.
     from tcab.arena.build import build_run as arena_build_run
     from tcab.runs import load_run
 
@@ -111,6 +118,7 @@ def build_run(case, outcome: RunOutcome, settings: Settings) -> BuildOutcome:
 
 def build_baseline(case, name: str, settings: Settings) -> BuildOutcome:
     """Build a baseline the case ships, on the host (trusted code)."""
+    # In the function: slow import: the arena (wasmtime); `doit list` must not pay for it.
     from tcab.arena.build import build_baseline as arena_build_baseline
 
     return _outcome(settings, arena_build_baseline(settings, case, name))
@@ -118,6 +126,7 @@ def build_baseline(case, name: str, settings: Settings) -> BuildOutcome:
 
 def tournament(request: TournamentRequest) -> dict[str, Any]:
     """Play the field, record it in results.db, return standings for standings.json."""
+    # In the function: slow import: the arena (wasmtime); `doit list` must not pay for it.
     from tcab.arena.game import GameSpec
     from tcab.arena.store import record_tournament_result
     from tcab.arena.tournament import Contestant, run_tournament
@@ -169,9 +178,9 @@ def _rel(settings: Settings, path: Path) -> str:
 
 def verify_replays(case, variant: str, replays: list[Path]) -> list[dict[str, Any]]:
     """Re-simulate each replay with the case's rules (no wasm): does it reproduce its result?"""
+    # In the function: the arena's rules host; `doit list` must not pay for it.
     from tcab.arena.game import GameSpec
     from tcab.arena.replay import read_replay, verify_replay
-    from tcab.errors import ReplayError
 
     spec = GameSpec.from_case(case, case.variant(variant))
     verdicts = []
@@ -186,6 +195,7 @@ def verify_replays(case, variant: str, replays: list[Path]) -> list[dict[str, An
 
 def report(settings: Settings, out_dir: Path) -> None:
     """Write the static HTML report of results.db into ``out_dir``."""
+    # In the function: the report's templates; `doit list` must not pay for it.
     from tcab.results.html import write_html
     from tcab.results.report import Filters, build_report, connect
 
@@ -199,6 +209,7 @@ def report(settings: Settings, out_dir: Path) -> None:
 
 def validate(case, outcome: RunOutcome, settings: Settings) -> ValidationOutcome:
     """Validate the run (tcab.validation) and record its ``validations`` row."""
+    # In the function: slow import: the validation stack (Playwright); `doit list` must not pay for it.
     from tcab.results import open_db, record_validation
     from tcab.runs import load_run
     from tcab.validation import validate_run

@@ -14,42 +14,45 @@ import os
 from collections.abc import Iterator
 
 from tcab.tasks.context import SweepContext
-from tcab.tasks.keys import fresh, inputs_digest, write_target
-from tcab.tasks.validate import end_to_end_runs, validation_record
+from tcab.tasks.keys import current_target, inputs_digest, write_target
+from tcab.tasks.layout import baseline_build_name
+from tcab.tasks.validate import end_to_end_runs
 
 
 def _records(ctx: SweepContext) -> dict[str, object]:
     out: dict[str, object] = {}
     for spec in ctx.sweep.runs:
-        out[f"run:{spec.name}"] = ctx.run_record(spec)
-    for name in ctx.module_names():
-        out[f"build:{name}"] = ctx.module_record(name)
+        out[f"run:{spec.name}"] = ctx.layout.run_record(spec)
+    for name in _module_names(ctx):
+        out[f"build:{name}"] = ctx.layout.module_record(name)
     for spec in end_to_end_runs(ctx):
-        out[f"validate:{spec.name}"] = validation_record(ctx, spec)
+        out[f"validate:{spec.name}"] = ctx.layout.validation_record(spec)
     for t in ctx.sweep.tournaments:
-        out[f"tournament:{t.name}"] = ctx.tournament_dir(t) / "standings.json"
-        out[f"replay:{t.name}"] = ctx.tournament_dir(t) / "replays.json"
+        out[f"tournament:{t.name}"] = ctx.layout.standings_record(t)
+        out[f"replay:{t.name}"] = ctx.layout.replays_record(t)
     return out
 
 
+def _module_names(ctx: SweepContext) -> list[str]:
+    """Every module the sweep builds: of adversarial runs, then of tournament baselines."""
+    names = dict.fromkeys(r.name for r in ctx.sweep.runs if ctx.lookups.case(r.case, r.version).type == "adversarial")
+    for t in ctx.sweep.tournaments:
+        for p in t.participants:
+            if p.baseline is not None:
+                names.setdefault(baseline_build_name(t.case, t.version, p.baseline))
+    return list(names)
+
+
 def _stamps(ctx: SweepContext) -> dict[str, str]:
-    """Each record's stamp. A record whose stat matches the stat index (written
-    by the last manifest) is not opened: a no-op sweep stats each record."""
+    """Each record's stamp (a no-op sweep stats each record: keys.FileDigests.stamp).
+    A run that failed (infrastructure) has no record, and a damaged record is
+    redone by its task before the manifest: the manifest says which."""
     digests: dict[str, str] = {}
     for name, path in _records(ctx).items():
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            # A run that failed (infrastructure) has no record: the manifest says so.
-            digests[name] = "missing"
-            continue
-        entry = ctx.cache.indexed(str(path), st)
-        if entry is not None and entry[3]:
-            digests[name] = entry[3]
-        else:
-            doc = ctx.cache.target(path, st)
-            # A damaged record is stale: its task redoes it before the manifest.
-            digests[name] = "damaged" if doc is None else doc["stamp"]
+        stamp = ctx.cache.stamp(path)
+        if stamp is None:
+            stamp = "damaged" if os.path.exists(path) else "missing"
+        digests[name] = stamp
     return digests
 
 
@@ -60,23 +63,23 @@ def manifest_inputs(ctx: SweepContext) -> dict[str, str]:
 def write_manifest(ctx: SweepContext) -> bool:
     digests = _stamps(ctx)
     inputs = {"records": inputs_digest(digests)}
-    if fresh(ctx.manifest, inputs, ctx.cache) is None:
+    if current_target(ctx.layout.manifest, inputs, ctx.cache) is None:
         entries = {}
         for name, path in _records(ctx).items():
             doc = ctx.cache.target(path)
             entries[name] = None if doc is None else {
-                "record": ctx.rel(path), "stamp": digests[name],
+                "record": ctx.layout.rel(path), "stamp": digests[name],
                 **{k: doc[k] for k in ("run_id", "status", "run_dir", "ok", "sha256", "detail") if k in doc},
             }
-        write_target(ctx.manifest, inputs, {"plan": ctx.sweep.plan.name, "entries": entries})
+        write_target(ctx.layout.manifest, inputs, {"plan": ctx.sweep.plan.name, "entries": entries})
     # Every target as it is now, for the checks of the next sweep's load.
-    seeds = [str(f(*s)) for s in ctx.sweep.seeds() for f in (ctx.seed_record, ctx.prompt_record)]
-    ctx.cache.write_index(ctx.stat_index, seeds + [str(p) for p in _records(ctx).values()] + [str(ctx.manifest)])
+    seeds = [str(f(*s)) for s in ctx.sweep.seeds() for f in (ctx.layout.seed_record, ctx.layout.prompt_record)]
+    ctx.cache.write_index(ctx.layout.stat_index, seeds + [str(p) for p in _records(ctx).values()] + [str(ctx.layout.manifest)])
     return True
 
 
 def report_inputs(ctx: SweepContext) -> dict[str, str]:
-    sha = ctx.cache.stamp(ctx.manifest)
+    sha = ctx.cache.stamp(ctx.layout.manifest)
     if sha is None:
         raise KeyError("manifest not written")
     return {"manifest": sha}
@@ -84,11 +87,11 @@ def report_inputs(ctx: SweepContext) -> dict[str, str]:
 
 def write_report(ctx: SweepContext) -> bool:
     inputs = report_inputs(ctx)
-    record = ctx.report_dir / "report.json"
-    if fresh(record, inputs, ctx.cache) is not None:
+    record = ctx.layout.report_record
+    if current_target(record, inputs, ctx.cache) is not None:
         return True
-    ctx.executors.report(ctx.settings, ctx.report_dir)
-    write_target(record, inputs, {"html": ctx.rel(ctx.report_dir / "index.html")})
+    ctx.executors.report(ctx.settings, ctx.layout.report_dir)
+    write_target(record, inputs, {"html": ctx.layout.rel(ctx.layout.report_dir / "index.html")})
     return True
 
 
@@ -99,7 +102,7 @@ def task_manifest(ctx: SweepContext) -> Iterator[dict]:
     # that a sweep visits (and reports) every task even when fresh tasks
     # carry no edges of their own.
     yield ctx.keyed_task(
-        "manifest", None, ctx.manifest,
+        "manifest", None, ctx.layout.manifest,
         ["seed", "prompt", "run", "build", "validate", "entrants", "tournament", "replay"],
         lambda: manifest_inputs(ctx), write_manifest, ctx, doc=task_manifest.__doc__, keep_deps=True,
     )
@@ -110,6 +113,6 @@ def task_report(ctx: SweepContext) -> Iterator[dict]:
     if not ctx.sweep.plan.report:
         return
     yield ctx.keyed_task(
-        "report", None, ctx.report_dir / "report.json", ["manifest"], lambda: report_inputs(ctx),
+        "report", None, ctx.layout.report_record, ["manifest"], lambda: report_inputs(ctx),
         write_report, ctx, doc=task_report.__doc__, keep_deps=True,
     )

@@ -38,8 +38,8 @@ def run_task_name(spec: RunSpec) -> str:
 
 def _upstream(ctx: SweepContext, spec: RunSpec, name: str) -> dict:
     """A field of the seed or prompt record; KeyError when it was not built."""
-    path = (ctx.seed_record if name == "seed" else ctx.prompt_record)(spec.case, spec.version, spec.variant)
-    doc = ctx.settled_json(path, f"{name}:{spec.case_path}")
+    path = (ctx.layout.seed_record if name == "seed" else ctx.layout.prompt_record)(spec.case, spec.version, spec.variant)
+    doc = ctx.freshness.record(path, f"{name}:{spec.case_path}")
     if not isinstance(doc, dict):
         raise KeyError(f"{name} {spec.case_path} not built")
     return doc
@@ -47,25 +47,30 @@ def _upstream(ctx: SweepContext, spec: RunSpec, name: str) -> dict:
 
 def run_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
     """The digests a run depends on. Raises KeyError if the seed or prompt is missing."""
-    group = (spec.case, spec.version, spec.variant, spec.harness)
-    settled = ctx.fresh.get(f"prompt:{spec.case_path}") and ctx.fresh.get(f"seed:{spec.case_path}")
+    settled = ctx.freshness.is_fresh(f"prompt:{spec.case_path}") and ctx.freshness.is_fresh(f"seed:{spec.case_path}")
     # Every repeat and model of a harness on a variant shares all inputs but
     # the plan entry; with a settled seed and prompt they are computed once.
-    shared = ctx.recall(("run-inputs", group)) if settled else None
-    if shared is None:
-        case = ctx.case(spec.case, spec.version)
-        harness = ctx.harness(spec.harness)
-        shared = {
-            "seed": _upstream(ctx, spec, "seed")["commit"],
-            "prompt": _upstream(ctx, spec, "prompt")["sha256"],
-            "harness": harness.digest,
-            "image": ctx.image_digest(case.type),
-        }
-        if harness.stage_solution:
-            shared["solution"] = solution_inputs(case, case.variant(spec.variant), ctx.cache)
-        if settled:
-            ctx.remember(("run-inputs", group), shared)
+    if settled:
+        group = ("run-inputs", spec.case, spec.version, spec.variant, spec.harness)
+        shared = ctx.lookups.once(group, lambda: _shared_run_inputs(ctx, spec))
+    else:
+        shared = _shared_run_inputs(ctx, spec)
     return {**shared, "entry": spec.entry_digest}
+
+
+def _shared_run_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
+    """The inputs of a run but its plan entry: the same for every repeat and model."""
+    case = ctx.lookups.case(spec.case, spec.version)
+    harness = ctx.lookups.harness(spec.harness)
+    shared = {
+        "seed": _upstream(ctx, spec, "seed")["commit"],
+        "prompt": _upstream(ctx, spec, "prompt")["sha256"],
+        "harness": harness.digest,
+        "image": ctx.lookups.image_digest(case.type),
+    }
+    if harness.stage_solution:
+        shared["solution"] = solution_inputs(case, case.variant(spec.variant), ctx.cache)
+    return shared
 
 
 def _new_run_id(spec: RunSpec) -> str:
@@ -139,45 +144,63 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
       means "forget it": a new run, the old one stays as history.
     """
     inputs = run_inputs(ctx, spec)
-    record = ctx.run_record(spec)
+    record = ctx.layout.run_record(spec)
     claim = claim_path(record)
-    doc, damage = ctx.cache.read_target(record)
-    outcome, run_id = None, None
-    if doc is not None and doc["inputs"] == inputs:
-        if ctx.cache.requirements(doc) is None:
-            return True
-        outcome, run_id = _resume(ctx, doc["run_id"])
-    else:
-        owned = _claim(ctx, claim)
-        if owned is not None and owned["inputs"] == inputs and (owned.get("state") == "pending" or damage):
-            outcome, run_id = _resume(ctx, owned["run_id"])
+    done, outcome, run_id = _recorded(ctx, record, claim, inputs)
+    if done:
+        return True
     if outcome is not None:
         _say(spec, f"adopted the recorded run {outcome.run_id} (not run again)")
     else:
         if run_id is not None:
             _say(spec, f"redoing the run under its id {run_id} (its results.db row is replaced)")
-        run_id = run_id or _new_run_id(spec)
-        # The target goes first and comes back last: a redo that fails leaves
-        # no target that could pass for the run it replaced.
-        Path(record).unlink(missing_ok=True)
-        _write_claim(claim, inputs, run_id, "pending")
-        case = ctx.case(spec.case, spec.version)
-        outcome = ctx.executors.run(
-            RunRequest(
-                spec=spec,
-                case=case,
-                seed_dir=ctx.seed_dir(spec.case, spec.version, spec.variant) / "repo",
-                prompt=_upstream(ctx, spec, "prompt")["text"],
-                runtime=ctx.sweep.plan.runtime,
-                settings=ctx.settings,
-                run_id=run_id,
-            )
-        )
+        outcome = _perform(ctx, spec, inputs, record, run_id or _new_run_id(spec))
     if outcome.status not in KEPT_STATUSES:
         claim.unlink(missing_ok=True)
         claim.with_suffix(".pending").unlink(missing_ok=True)
         return TaskFailed(f"run {spec.name} ended {outcome.status} ({outcome.run_id}): {outcome.detail}")
-    run_dir = ctx.rel(outcome.run_dir)
+    _write_record(ctx, spec, inputs, record, outcome)
+    return True
+
+
+def _recorded(ctx: SweepContext, record: str, claim: Path,
+              inputs: dict[str, str]) -> tuple[bool, RunOutcome | None, str | None]:
+    """What is already known of this plan entry's run: ``(True, None, None)`` when
+    its target is current; else :func:`_resume`'s answer for the run its target
+    or its claim names (``(False, None, None)``: nothing to adopt or redo)."""
+    doc, damage = ctx.cache.read_target(record)
+    if doc is not None and doc["inputs"] == inputs:
+        if ctx.cache.requirements(doc) is None:
+            return True, None, None
+        return (False, *_resume(ctx, doc["run_id"]))
+    owned = _claim(ctx, claim)
+    if owned is not None and owned["inputs"] == inputs and (owned.get("state") == "pending" or damage):
+        return (False, *_resume(ctx, owned["run_id"]))
+    return False, None, None
+
+
+def _perform(ctx: SweepContext, spec: RunSpec, inputs: dict[str, str], record: str, run_id: str) -> RunOutcome:
+    """Claim ``run_id`` for this plan entry, then do the run."""
+    # The target goes first and comes back last: a redo that fails leaves
+    # no target that could pass for the run it replaced.
+    Path(record).unlink(missing_ok=True)
+    _write_claim(claim_path(record), inputs, run_id, "pending")
+    return ctx.executors.run(
+        RunRequest(
+            spec=spec,
+            case=ctx.lookups.case(spec.case, spec.version),
+            seed_dir=ctx.layout.seed_dir(spec.case, spec.version, spec.variant) / "repo",
+            prompt=_upstream(ctx, spec, "prompt")["text"],
+            runtime=ctx.sweep.plan.runtime,
+            settings=ctx.settings,
+            run_id=run_id,
+        )
+    )
+
+
+def _write_record(ctx: SweepContext, spec: RunSpec, inputs: dict[str, str], record: str, outcome: RunOutcome) -> None:
+    """The run's target, then its claim marked ``recorded``."""
+    run_dir = ctx.layout.rel(outcome.run_dir)
     write_target(
         record,
         inputs,
@@ -189,12 +212,12 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
             "case": spec.case, "version": spec.version, "variant": spec.variant,
             "harness": spec.harness, "model": spec.model, "repeat": spec.repeat,
         },
-        # A run whose folder is gone is redone (see above).
+        # A run whose folder is gone is redone (see do_run).
         requires={f"{run_dir}/run.json": None},
     )
+    claim = claim_path(record)
     _write_claim(claim, inputs, outcome.run_id, "recorded")
     claim.with_suffix(".pending").unlink(missing_ok=True)
-    return True
 
 
 def task_runs(ctx: SweepContext) -> Iterator[dict]:
@@ -208,8 +231,8 @@ def task_runs(ctx: SweepContext) -> Iterator[dict]:
         # The prompt task runs after the seed (see task_prompt): one edge
         # per run instead of two keeps doit's dispatcher cheap at 10,000 runs.
         yield ctx.keyed_task(
-            "run", spec.name, ctx.run_record(spec),
+            "run", spec.name, ctx.layout.run_record(spec),
             [prompt_task_name(spec.case, spec.version, spec.variant)],
             lambda s=spec: run_inputs(ctx, s), do_run, ctx, spec,
         )
-    ctx.settle_group("run", names)
+    ctx.freshness.settle_group("run", names)

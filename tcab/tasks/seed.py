@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from tcab import atomic
 from tcab.tasks.context import SweepContext
 from tcab.tasks.inputs import prompt_inputs, seed_inputs
-from tcab.tasks.keys import fresh, write_target
+from tcab.tasks.keys import current_target, write_target
 
 
 def seed_task_name(case: str, version: str, variant: str) -> str:
@@ -24,25 +24,26 @@ def prompt_task_name(case: str, version: str, variant: str) -> str:
 
 
 def _seed_inputs(ctx: SweepContext, slug: str, version: str, variant: str) -> dict[str, str]:
-    case = ctx.case(slug, version)
+    case = ctx.lookups.case(slug, version)
     return {"case": seed_inputs(case, case.variant(variant), ctx.cache)}
 
 
 def _prompt_inputs(ctx: SweepContext, slug: str, version: str, variant: str) -> dict[str, str]:
-    case = ctx.case(slug, version)
+    case = ctx.lookups.case(slug, version)
     return {"case": prompt_inputs(case, case.variant(variant), ctx.cache)}
 
 
 def build_seed(ctx: SweepContext, slug: str, version: str, variant: str) -> bool:
     """Seed the repository under build/seeds/... and record its commit."""
+    # In the function: tcab.seeding takes ~2 s to import (pygit2, templates).
     from tcab.seeding import seed_repository
 
     inputs = _seed_inputs(ctx, slug, version, variant)
-    record = ctx.seed_record(slug, version, variant)
-    if fresh(record, inputs, ctx.cache) is not None:
+    record = ctx.layout.seed_record(slug, version, variant)
+    if current_target(record, inputs, ctx.cache) is not None:
         return True
-    case = ctx.case(slug, version)
-    repo = ctx.seed_dir(slug, version, variant) / "repo"
+    case = ctx.lookups.case(slug, version)
+    repo = ctx.layout.seed_dir(slug, version, variant) / "repo"
     # The record goes first and comes back last, so a record always describes
     # a complete repository; seed_repository itself appears only complete.
     record.unlink(missing_ok=True)
@@ -55,13 +56,14 @@ def build_seed(ctx: SweepContext, slug: str, version: str, variant: str) -> bool
 
 def build_prompt(ctx: SweepContext, slug: str, version: str, variant: str) -> bool:
     """Render the prompt to build/prompts/... (JSON record plus a .md to read)."""
+    # In the function: tcab.seeding takes ~2 s to import (pygit2, templates).
     from tcab.seeding import render_prompt
 
     inputs = _prompt_inputs(ctx, slug, version, variant)
-    record = ctx.prompt_record(slug, version, variant)
-    if fresh(record, inputs, ctx.cache) is not None:
+    record = ctx.layout.prompt_record(slug, version, variant)
+    if current_target(record, inputs, ctx.cache) is not None:
         return True
-    case = ctx.case(slug, version)
+    case = ctx.lookups.case(slug, version)
     text = render_prompt(case, case.variant(variant))
     atomic.write_text(record.with_suffix(".md"), text)
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -76,11 +78,11 @@ def task_seed(ctx: SweepContext) -> Iterator[dict]:
     for slug, version, variant in ctx.sweep.seeds():
         names.append(seed_task_name(slug, version, variant))
         yield ctx.keyed_task(
-            "seed", f"{slug}/{version}/{variant}", ctx.seed_record(slug, version, variant), [],
+            "seed", f"{slug}/{version}/{variant}", ctx.layout.seed_record(slug, version, variant), [],
             lambda s=slug, v=version, x=variant: _seed_inputs(ctx, s, v, x),
             build_seed, ctx, slug, version, variant, doc=f"seed {slug} {version} variant {variant}",
         )
-    ctx.settle_group("seed", names)
+    ctx.freshness.settle_group("seed", names)
 
 
 def task_prompt(ctx: SweepContext) -> Iterator[dict]:
@@ -92,9 +94,9 @@ def task_prompt(ctx: SweepContext) -> Iterator[dict]:
         # The seed is not an input of a prompt, only an ordering, so that a
         # run waits on one task, the prompt, and gets both.
         yield ctx.keyed_task(
-            "prompt", f"{slug}/{version}/{variant}", ctx.prompt_record(slug, version, variant),
+            "prompt", f"{slug}/{version}/{variant}", ctx.layout.prompt_record(slug, version, variant),
             [seed_task_name(slug, version, variant)],
             lambda s=slug, v=version, x=variant: _prompt_inputs(ctx, s, v, x),
             build_prompt, ctx, slug, version, variant, doc=f"prompt of {slug} {version} variant {variant}",
         )
-    ctx.settle_group("prompt", names)
+    ctx.freshness.settle_group("prompt", names)

@@ -21,7 +21,7 @@ def summary_lines(ctx: SweepContext, ran: int, uptodate: int, failed: int) -> li
     else:
         lines = [f"sweep {name}: {ran} ran, {uptodate} up to date, {failed} failed"]
     for t in ctx.sweep.tournaments:
-        doc = ctx.cache.target(ctx.tournament_dir(t) / "standings.json")
+        doc = ctx.cache.target(ctx.layout.standings_record(t))
         if not isinstance(doc, dict):
             continue
         lines.append(f"standings of {t.name} ({t.case_path}, {t.rounds} rounds, seed {t.seed}):")
@@ -32,14 +32,14 @@ def summary_lines(ctx: SweepContext, ran: int, uptodate: int, failed: int) -> li
                 f"  {s['rating']:7.1f} [{s['ci_low']:.1f}, {s['ci_high']:.1f}]"
             )
         replays = doc.get("match_replays") or []
-        verified = ctx.cache.target(ctx.tournament_dir(t) / "replays.json")
+        verified = ctx.cache.target(ctx.layout.replays_record(t))
         checked = f", {verified['verified']} verified" if isinstance(verified, dict) else ""
-        where = ctx.rel(ctx.settings.results_dir / "replays")
+        where = ctx.layout.rel(ctx.settings.results_dir / "replays")
         lines.append(f"  {len(replays)} replays in {where}/{checked}  (tcab replay verify FILE)")
-    report = ctx.report_dir / "index.html"
+    report = ctx.layout.report_dir / "index.html"
     if ctx.sweep.plan.report and report.exists():
-        lines.append(f"report: {ctx.rel(report)}  (tables: tcab report)")
-    lines.append(f"results: {ctx.rel(ctx.settings.results_db)}, runs in {ctx.rel(ctx.settings.runs_dir)}/")
+        lines.append(f"report: {ctx.layout.rel(report)}  (tables: tcab report)")
+    lines.append(f"results: {ctx.layout.rel(ctx.settings.results_db)}, runs in {ctx.layout.rel(ctx.settings.runs_dir)}/")
     return lines
 
 

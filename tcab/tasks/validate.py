@@ -13,7 +13,6 @@ next sweep tries again.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from tcab.plan import RunSpec
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import RunOutcome
 from tcab.tasks.inputs import validation_inputs
-from tcab.tasks.keys import fresh, write_target
+from tcab.tasks.keys import current_target, write_target
 from tcab.tasks.run import run_task_name
 
 # Where tcab.validation writes validation.json inside a run's folder (not
@@ -31,46 +30,22 @@ from tcab.tasks.run import run_task_name
 VALIDATION_DIR = "validation"
 
 
-def validation_record(ctx: SweepContext, spec: RunSpec) -> str:
-    """A string, not a Path, built once: asked for on every check of a no-op sweep."""
-    key = ("validation", spec.name)
-    found = ctx.recall(key)
-    if found is None:
-        found = f"{ctx.settings.results_dir}/sweep/validations/{spec.name}.json"
-        ctx.remember(key, found)
-    return found
-
-
 def _run_stamp(ctx: SweepContext, spec: RunSpec) -> str:
-    """The stamp of the run's record: from the manifest's stat index when the
-    record is unchanged (a stat, no parse), else from the record itself.
-    Raises KeyError (the run is not recorded yet)."""
-    path = ctx.run_record(spec)
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise KeyError(f"run {spec.name} not recorded") from None
-    entry = ctx.cache.indexed(path, st)
-    if entry is not None and entry[3]:
-        return entry[3]
-    doc = ctx.cache.target(path, st)
-    if doc is None:
+    """The stamp of the run's record. Raises KeyError (the run is not recorded yet)."""
+    stamp = ctx.cache.stamp(ctx.layout.run_record(spec))
+    if stamp is None:
         raise KeyError(f"run {spec.name} not recorded (or its record is damaged)")
-    return doc["stamp"]
+    return stamp
 
 
 def end_to_end_runs(ctx: SweepContext) -> list[RunSpec]:
     """The runs of the plan whose case is end-to-end (the ones validated)."""
-    return [s for s in ctx.sweep.runs if ctx.case(s.case, s.version).type == "end-to-end"]
+    return [s for s in ctx.sweep.runs if ctx.lookups.case(s.case, s.version).type == "end-to-end"]
 
 
 def _case_inputs(ctx: SweepContext, slug: str, version: str) -> str:
-    key = ("validation-inputs", slug, version)
-    found = ctx.recall(key)
-    if found is None:
-        found = validation_inputs(ctx.case(slug, version), ctx.cache)
-        ctx.remember(key, found)
-    return found
+    return ctx.lookups.once(("validation-inputs", slug, version),
+                            lambda: validation_inputs(ctx.lookups.case(slug, version), ctx.cache))
 
 
 def validate_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
@@ -78,26 +53,26 @@ def validate_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
     # and its run id: a redone run is validated again (its row is its own).
     return {
         "run": _run_stamp(ctx, spec),
-        "image": ctx.image_digest("end-to-end"),
+        "image": ctx.lookups.image_digest("end-to-end"),
         "case": _case_inputs(ctx, spec.case, spec.version),
     }
 
 
 def do_validate(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
     inputs = validate_inputs(ctx, spec)
-    record = validation_record(ctx, spec)
-    if fresh(record, inputs, ctx.cache) is not None:
+    record = ctx.layout.validation_record(spec)
+    if current_target(record, inputs, ctx.cache) is not None:
         return True
-    run = ctx.cache.target(ctx.run_record(spec))
+    run = ctx.cache.target(ctx.layout.run_record(spec))
     if run is None:
         raise KeyError(f"run {spec.name} not recorded (or its record is damaged)")
     outcome = RunOutcome(run["run_id"], run["status"], ctx.settings.root / run["run_dir"], run.get("artifact_digest"))
-    result = ctx.executors.validate(ctx.case(spec.case, spec.version), outcome, ctx.settings)
+    result = ctx.executors.validate(ctx.lookups.case(spec.case, spec.version), outcome, ctx.settings)
     if result.status == "error":
         return TaskFailed(f"validation of {spec.name} ({outcome.run_id}) could not run: {result.detail}")
     # validation.json lives in the run's folder: a run redone after its folder
     # was lost (same run id, maybe the same tree) is validated again.
-    report = ctx.rel(outcome.run_dir / VALIDATION_DIR / "validation.json")
+    report = ctx.layout.rel(outcome.run_dir / VALIDATION_DIR / "validation.json")
     write_target(Path(record), inputs, {"run_id": outcome.run_id, "status": result.status, "detail": result.detail},
                  requires={report: None})
     return True
@@ -110,8 +85,8 @@ def task_validate(ctx: SweepContext) -> Iterator[dict]:
     for spec in end_to_end_runs(ctx):
         names.append(f"validate:{spec.name}")
         yield ctx.keyed_task(
-            "validate", spec.name, validation_record(ctx, spec), [run_task_name(spec)],
+            "validate", spec.name, ctx.layout.validation_record(spec), [run_task_name(spec)],
             lambda s=spec: validate_inputs(ctx, s), do_validate, ctx, spec,
             doc=f"validation of run {spec.name}",
         )
-    ctx.settle_group("validate", names)
+    ctx.freshness.settle_group("validate", names)
