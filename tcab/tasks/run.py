@@ -13,9 +13,7 @@ the next sweep tries again. The target requires the run folder's
 
 from __future__ import annotations
 
-import datetime
 import json
-import secrets
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,10 +21,12 @@ from pathlib import Path
 from doit.exceptions import TaskFailed
 
 from tcab import atomic
+from tcab.naming import new_run_id
+from tcab.outcomes import KEPT_STATUSES
 from tcab.plan import RunSpec
 from tcab.results.lookup import recorded_run
 from tcab.tasks.context import SweepContext
-from tcab.tasks.executors import KEPT_STATUSES, RunOutcome, RunRequest
+from tcab.tasks.executors import RunOutcome, RunRequest
 from tcab.tasks.inputs import solution_inputs
 from tcab.tasks.keys import write_target
 from tcab.tasks.seed import prompt_task_name
@@ -66,12 +66,6 @@ def run_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
         if settled:
             ctx.remember(("run-inputs", group), shared)
     return {**shared, "entry": spec.entry_digest}
-
-
-def _new_run_id(spec: RunSpec) -> str:
-    """Sortable and unique, in the lifecycle's format: UTC time, case, variant, harness, random."""
-    now = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
-    return f"{now}-{spec.case}-{spec.variant}-{spec.harness}-{secrets.token_hex(3)}"
 
 
 def claim_path(record: str) -> Path:
@@ -156,7 +150,7 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
     else:
         if run_id is not None:
             _say(spec, f"redoing the run under its id {run_id} (its results.db row is replaced)")
-        run_id = run_id or _new_run_id(spec)
+        run_id = run_id or new_run_id(spec.case, spec.variant, spec.harness)
         # The target goes first and comes back last: a redo that fails leaves
         # no target that could pass for the run it replaced.
         Path(record).unlink(missing_ok=True)
