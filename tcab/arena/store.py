@@ -13,6 +13,7 @@ import datetime
 from tcab.arena.game import GameSpec
 from tcab.arena.jobs import spec_digest
 from tcab.arena.tournament import TournamentResult
+from tcab.outcomes import SeatOutcome
 
 
 def _now() -> str:
@@ -35,7 +36,7 @@ def match_rows(spec: GameSpec, summary: dict) -> tuple[dict, list[dict]]:
         seats.append({
             "seat": row["seat"], "module_sha256": summary["shas"][row["seat"]],
             "label": summary["labels"][row["seat"]],
-            "outcome": "forfeit" if forfeit else row["outcome"], "score": row["score"],
+            "outcome": SeatOutcome.of(row), "score": row["score"],
             "forfeit_reason": forfeit["reason"] if forfeit else None,
             "forfeit_tick": forfeit["tick"] if forfeit else None,
             "fuel_total": fuel["total"], "fuel_peak": fuel["peak"],

@@ -286,8 +286,10 @@ _VALIDATIONS = (
 
 # limit_exceeded (the harness's own ceiling) and catastrophic (validation) join
 # the run statuses. SQLite cannot change a CHECK in place: the runs table is
-# rebuilt, and stages with it (dropping runs alone would cascade-delete its
-# stages), with the same columns in the same order; then their indexes again.
+# rebuilt, and stages with it (dropping runs would cascade-delete the stages
+# of any table still pointing at it), with the same columns in the same order.
+# stages_new points at runs_new; renaming runs_new to runs rewrites that
+# reference. Then the indexes again.
 _RUN_STATUS_VOCABULARY = (
     f"""
     CREATE TABLE runs_new (
@@ -322,7 +324,7 @@ _RUN_STATUS_VOCABULARY = (
     "INSERT INTO runs_new SELECT * FROM runs",
     """
     CREATE TABLE stages_new (
-        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        run_id TEXT NOT NULL REFERENCES runs_new(id) ON DELETE CASCADE,
         stage TEXT NOT NULL,
         seq INTEGER NOT NULL,
         status TEXT,
