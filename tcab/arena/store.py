@@ -46,7 +46,7 @@ def match_rows(spec: GameSpec, summary: dict) -> tuple[dict, list[dict]]:
 
 def record_summary(db, spec: GameSpec, summary: dict) -> str:
     """Record one match summary; returns its key."""
-    from tcab.results import record_match
+    from tcab.results import record_match  # slow import (sqlite-utils)
 
     match, seats = match_rows(spec, summary)
     return record_match(db, match, seats)
@@ -55,7 +55,7 @@ def record_summary(db, spec: GameSpec, summary: dict) -> str:
 def record_tournament_result(db, spec: GameSpec, tournament_id: str, result: TournamentResult,
                              created_at: str) -> None:
     """Record every match of ``result`` and the tournament with its ratings."""
-    from tcab.results import record_tournament
+    from tcab.results import record_tournament  # slow import (sqlite-utils)
 
     for summary in result.matches:
         record_summary(db, spec, summary)
