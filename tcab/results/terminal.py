@@ -124,10 +124,10 @@ def _group(console: Console, group: GroupReport) -> None:
         console.print(table.render())
 
 
-def _count(n: int, status: str) -> Text:
+def _count(n: int, status: RunStatus) -> Text:
     if not n:
         return _DIM
-    return Text(f"{n:,}", style="green" if status == "completed" else "")
+    return Text(f"{n:,}", style="green" if status is RunStatus.COMPLETED else "")
 
 
 def _tokens(n: int) -> str:

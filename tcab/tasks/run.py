@@ -5,8 +5,9 @@ inputs hold: the seeded commit, the prompt, the harness definition, the
 image digest, and the plan entry (runtime settings included). The task's
 target ``results/sweep/runs/<name>.json`` points at the run's own folder
 ``results/runs/<run-id>/`` and repeats its status. Outcomes the harness is
-responsible for (completed, harness_error, timed_out, hung) are kept;
-``infrastructure`` and ``canceled`` are not results, so the task fails and
+responsible for (``RunStatus.is_result``: completed, harness_error,
+limit_exceeded, timed_out, hung) are kept; ``infrastructure`` and
+``canceled`` are not results, so the task fails and
 the next sweep tries again. The target requires the run folder's
 ``run.json``: a run whose folder is gone is redone (see :func:`do_run`).
 """

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
-import sqlite3
 import time
 from pathlib import Path
 
