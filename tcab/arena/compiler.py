@@ -37,6 +37,7 @@ import threading
 import time
 from pathlib import Path
 
+import tcab
 from tcab.arena.preflight import LoadLimits, ModuleRejected
 
 OK, INVALID = b"O", b"E"
@@ -54,9 +55,7 @@ class _Failed(Exception):
 
 class _Worker:
     def __init__(self, memory_bytes: int):
-        import wasmtime
-
-        import tcab
+        import wasmtime  # slow import; the parent only needs its path for the worker
 
         paths = [str(Path(tcab.__file__).resolve().parents[1]), str(Path(wasmtime.__file__).resolve().parents[1])]
         boot = (f"import sys; sys.path[:0] = {paths!r}; "
@@ -190,7 +189,7 @@ def worker_main(memory_bytes: int) -> None:
 
     import wasmtime
 
-    from tcab.arena.engine import get_engine
+    from tcab.arena.wasm import get_engine  # slow import (wasmtime): the worker's own
 
     engine = get_engine()
     # The limit is set on top of what the interpreter, wasmtime and the engine

@@ -1,10 +1,7 @@
 """One wasmtime engine per process and a disk cache of compiled modules.
 
-Every controller runs on an engine configured for the sandbox: fuel metering
-on (deterministic budgets, unlike epochs), a small wasm stack so a runaway
-recursion traps long before it can touch the host's stack, and no proposal
-that would let a module reach outside its own memory (threads, shared
-memory). Compiling a module costs far more than a match tick, and a
+Every controller runs on the engine configured for the sandbox
+(:mod:`tcab.arena.wasm`, re-exported here). Compiling a module costs far more than a match tick, and a
 tournament loads the same few modules in many matches and processes, so the
 compiled artifact is serialized under ``build/modules/`` keyed by the wasm's
 sha256 plus the engine's fingerprint, and later loads deserialize it.
@@ -17,13 +14,13 @@ to deserialize is recompiled and overwritten.
 from __future__ import annotations
 
 import hashlib
-import threading
 from pathlib import Path
 
 import wasmtime
 
 from tcab.arena.compiler import compile_serialized
 from tcab.arena.preflight import LoadLimits, check_module
+from tcab.arena.wasm import engine_fingerprint, get_engine
 from tcab.atomic import write_bytes
 
 WASM_MAGIC = b"\0asm"
@@ -31,38 +28,6 @@ WASM_MAGIC = b"\0asm"
 # before it is read (a match, a contestant, a build's output), so a huge file
 # cannot fill the host's memory.
 MAX_MODULE_BYTES = 64 * 1024 * 1024
-# A few hundred KiB of wasm stack is plenty for a game controller; a bigger
-# stack only makes a hostile recursion slower to trap.
-MAX_WASM_STACK = 512 * 1024
-
-_lock = threading.Lock()
-_engine: wasmtime.Engine | None = None
-
-
-def engine_fingerprint() -> str:
-    """A short string that changes whenever compiled code would: wasmtime's
-    version and our engine settings."""
-    version = getattr(wasmtime, "__version__", None)
-    if version is None:
-        from importlib.metadata import version as dist_version
-
-        version = dist_version("wasmtime")
-    return f"wasmtime-{version}-fuel-stack{MAX_WASM_STACK}"
-
-
-def get_engine() -> wasmtime.Engine:
-    """The process-wide sandbox engine (created on first use)."""
-    global _engine
-    with _lock:
-        if _engine is None:
-            cfg = wasmtime.Config()
-            cfg.consume_fuel = True
-            cfg.max_wasm_stack = MAX_WASM_STACK
-            cfg.wasm_threads = False
-            cfg.shared_memory = False
-            cfg.parallel_compilation = False
-            _engine = wasmtime.Engine(cfg)
-        return _engine
 
 
 class NotWasm(ValueError):

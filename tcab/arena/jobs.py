@@ -42,7 +42,7 @@ def spec_digest(spec: GameSpec) -> str:
 
 
 def match_key(spec: GameSpec, seed: int, shas: list[str]) -> str:
-    from tcab.results import match_key as results_match_key
+    from tcab.results import match_key as results_match_key  # slow import (sqlite-utils)
 
     return results_match_key(spec_digest(spec), spec.variant, seed, shas)
 

@@ -162,16 +162,9 @@ def check_module(wasm: bytes, limits: LoadLimits) -> None:
     whose declared structure fits ``limits``. Cost: one pass over the section
     headers plus one over the function body headers (their count already
     checked), so milliseconds for any input."""
-    if len(wasm) > limits.max_module_bytes:
-        raise _over("module size in bytes", len(wasm), "max_module_bytes", limits.max_module_bytes)
-    if wasm[:4] != MAGIC:
-        raise ModuleRejected("not a WebAssembly binary (missing \\0asm magic)")
-    if wasm[4:8] != VERSION_1:
-        raise ModuleRejected(f"not a core module of version 1 (version bytes {wasm[4:8].hex() or 'missing'})")
+    _check_header(wasm, limits)
     r = _Reader(wasm, 8, len(wasm))
-    last_rank = 0
-    customs = custom_bytes = 0
-    functions = 0
+    seen = _Seen()
     while r.pos < r.end:
         sid = r.byte("section id")
         size = r.u32("section size")
@@ -182,42 +175,72 @@ def check_module(wasm: bytes, limits: LoadLimits) -> None:
         r.skip(size, f"{name} section")
         body = _Reader(wasm, start, start + size)
         if sid == 0:
-            customs += 1
-            custom_bytes += size
-            if customs > limits.max_custom_sections:
-                raise _over("number of custom sections", customs, "max_custom_sections",
-                            limits.max_custom_sections)
-            if custom_bytes > limits.max_custom_bytes:
-                raise _over("total size of custom sections in bytes", custom_bytes, "max_custom_bytes",
-                            limits.max_custom_bytes)
-            continue
+            seen.custom(size, limits)
+        else:
+            seen.in_order(sid, name, start)
+            _check_section(sid, name, size, body, seen, limits)
+
+
+def _check_header(wasm: bytes, limits: LoadLimits) -> None:
+    if len(wasm) > limits.max_module_bytes:
+        raise _over("module size in bytes", len(wasm), "max_module_bytes", limits.max_module_bytes)
+    if wasm[:4] != MAGIC:
+        raise ModuleRejected("not a WebAssembly binary (missing \\0asm magic)")
+    if wasm[4:8] != VERSION_1:
+        raise ModuleRejected(f"not a core module of version 1 (version bytes {wasm[4:8].hex() or 'missing'})")
+
+
+@dataclass(slots=True)
+class _Seen:
+    """What the pass over the sections has seen so far."""
+
+    last_rank: int = 0
+    customs: int = 0
+    custom_bytes: int = 0
+    functions: int = 0
+
+    def custom(self, size: int, limits: LoadLimits) -> None:
+        self.customs += 1
+        self.custom_bytes += size
+        if self.customs > limits.max_custom_sections:
+            raise _over("number of custom sections", self.customs, "max_custom_sections",
+                        limits.max_custom_sections)
+        if self.custom_bytes > limits.max_custom_bytes:
+            raise _over("total size of custom sections in bytes", self.custom_bytes, "max_custom_bytes",
+                        limits.max_custom_bytes)
+
+    def in_order(self, sid: int, name: str, start: int) -> None:
         rank = SECTION_ORDER[sid]
-        if rank <= last_rank:
+        if rank <= self.last_rank:
             raise ModuleRejected(f"{name} section at offset {start} is out of order or repeated")
-        last_rank = rank
-        if sid in COUNTED:
-            count = body.u32(f"{name} section count")
-            limit_name = COUNTED[sid]
-            if limit_name is None:
-                if count:
-                    raise ModuleRejected(f"module has {count} imports; it must be import-free")
-                continue
-            limit = getattr(limits, limit_name)
-            if count > limit:
-                raise _over(f"number of {name} entries", count, limit_name, limit)
-            # Every entry takes at least one byte: a count the section cannot hold is a lie.
-            if count > body.end - body.pos:
-                raise ModuleRejected(f"{name} section declares {count} entries in {size} bytes")
-            if sid == 3:
-                functions = count
-        elif sid == 10:
-            if size > limits.max_code_bytes:
-                raise _over("code section size in bytes", size, "max_code_bytes", limits.max_code_bytes)
-            _check_code(body, functions, limits)
-        elif sid == 12:
-            count = body.u32("data count")
-            if count > limits.max_data_segments:
-                raise _over("declared data count", count, "max_data_segments", limits.max_data_segments)
+        self.last_rank = rank
+
+
+def _check_section(sid: int, name: str, size: int, body: _Reader, seen: _Seen, limits: LoadLimits) -> None:
+    """One non-custom section: its declared count, code size or data count."""
+    if sid in COUNTED:
+        count = body.u32(f"{name} section count")
+        limit_name = COUNTED[sid]
+        if limit_name is None:
+            if count:
+                raise ModuleRejected(f"module has {count} imports; it must be import-free")
+            return
+        limit = getattr(limits, limit_name)
+        if count > limit:
+            raise _over(f"number of {name} entries", count, limit_name, limit)
+        # Every entry takes at least one byte: a count the section cannot hold is a lie.
+        if count > body.end - body.pos:
+            raise ModuleRejected(f"{name} section declares {count} entries in {size} bytes")
+        if sid == 3:
+            seen.functions = count
+    elif sid == 10:
+        if size > limits.max_code_bytes:
+            raise _over("code section size in bytes", size, "max_code_bytes", limits.max_code_bytes)
+        _check_code(body, seen.functions, limits)
+    elif sid == 12:
+        count = body.u32("data count")
+        if count > limits.max_data_segments:
+            raise _over("declared data count", count, "max_data_segments", limits.max_data_segments)
 
 
 def _check_code(body: _Reader, functions: int, limits: LoadLimits) -> None:

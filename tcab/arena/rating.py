@@ -19,9 +19,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tcab.outcomes import SeatOutcome
+
 # A match as seen by the rating: one (player index, outcome) per seat, with
 # outcome in win|draw|loss|forfeit.
-MatchOutcome = Sequence[tuple[int, str]]
+MatchOutcome = Sequence[tuple[int, SeatOutcome]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,15 +51,15 @@ def pairwise(match: MatchOutcome) -> list[tuple[int, int, float]]:
             (i, oi), (j, oj) = match[a], match[b]
             if i == j:
                 continue
-            if oi == "win":
+            if oi == SeatOutcome.WIN:
                 out.append((i, j, 1.0))
-            elif oj == "win":
+            elif oj == SeatOutcome.WIN:
                 out.append((i, j, 0.0))
-            elif oi == "draw" and oj == "draw":
+            elif oi == SeatOutcome.DRAW and oj == SeatOutcome.DRAW:
                 out.append((i, j, 0.5))
-            elif oi == "draw" and oj != "draw":
+            elif oi == SeatOutcome.DRAW:
                 out.append((i, j, 1.0))  # drew while the other forfeited
-            elif oj == "draw" and oi != "draw":
+            elif oj == SeatOutcome.DRAW:
                 out.append((i, j, 0.0))
     return out
 
@@ -98,13 +100,13 @@ def standings(n: int, matches: Sequence[MatchOutcome], seed: int = 0,
         for player, outcome in match:
             row = counts[player]
             row[0] += 1
-            if outcome == "win":
+            if outcome == SeatOutcome.WIN:
                 row[1] += 1
-            elif outcome == "draw":
+            elif outcome == SeatOutcome.DRAW:
                 row[2] += 1
             else:
                 row[3] += 1
-                if outcome == "forfeit":
+                if outcome == SeatOutcome.FORFEIT:
                     row[4] += 1
     ratings = fit_bradley_terry(n, matches)
     rng = random.Random(seed)

@@ -155,9 +155,11 @@ def verify_replay(doc: dict, rules_path: Path, action_schema: Path | None = None
     seat must have no action. Raises ``ArenaError`` only if the rules
     themselves fail.
     """
+    # Slow import: game and simulation load wasmtime (through the sandbox),
+    # which reading and writing replays (every match, every cache hit) must
+    # not pay; only re-simulating needs them.
     from tcab.arena.game import compile_schema
     from tcab.arena.rules import Rules
-    from tcab.arena.sandbox import Forfeit
     from tcab.arena.simulation import Simulation
 
     header = doc["header"]
@@ -166,14 +168,9 @@ def verify_replay(doc: dict, rules_path: Path, action_schema: Path | None = None
     seats = len(header["seats"])
     sim = Simulation(rules, header["params"], header["seed"], seats,
                      header["timestep_ms"], header["max_ticks"])
-    by_tick: dict[int, list] = {}
-    for f in doc["forfeits"]:
-        by_tick.setdefault(f["tick"], []).append(f)
-    problems: list[str] = []
-    for f in doc["forfeits"]:
-        if f.get("phase") == "load":
-            sim.forfeit(f["seat"], Forfeit(f["reason"], f["detail"], f["tick"], "load"))
+    _apply_forfeits(sim, [f for f in doc["forfeits"] if f.get("phase") == "load"], load=True)
     result = sim.after_load()
+    problems: list[str] = []
     for t, actions in enumerate(doc["ticks"]):
         if result is not None:
             problems.append(f"tick {t}: recorded after the match had ended")
@@ -181,39 +178,62 @@ def verify_replay(doc: dict, rules_path: Path, action_schema: Path | None = None
         if len(actions) != seats:
             problems.append(f"tick {t}: {len(actions)} actions for {seats} seats")
             break
-        for f in by_tick.get(t, []):
-            if f.get("phase") != "load":
-                sim.forfeit(f["seat"], Forfeit(f["reason"], f["detail"], f["tick"]))
-        for seat, action in enumerate(actions):
-            if seat in sim.forfeits:
-                if action is not None:
-                    problems.append(f"tick {t}: seat {seat} acted after forfeiting")
-                continue
-            if action is None:
-                problems.append(f"tick {t}: seat {seat} has no action and no forfeit")
-                continue
-            if validate is not None:
-                try:
-                    validate(action)
-                except fastjsonschema.JsonSchemaException as exc:
-                    problems.append(f"tick {t}: seat {seat}: action breaks the schema: {exc.message}")
-                    continue
-            why = rules.check(sim.state, seat, action)
-            if why is not None:
-                problems.append(f"tick {t}: seat {seat}: illegal action: {why}")
-        if problems:
+        _apply_forfeits(sim, [f for f in doc["forfeits"] if f["tick"] == t and f.get("phase") != "load"])
+        refuted = _action_problems(t, actions, sim, rules, validate)
+        if refuted:
             # Stepping the rules with actions they never vetted could make
             # them raise; the replay is already refuted.
-            return Verdict(False, tuple(problems), None, None)
+            return Verdict(False, tuple(refuted), None, None)
         result = sim.advance(actions)
-    if result is None:
-        problems.append(f"the replay ends after {len(doc['ticks'])} ticks without a result")
-    else:
-        if result != doc["result"]:
-            problems.append(f"result differs: recorded {_short(doc['result'])}, re-simulated {_short(result)}")
-        if sim.final_digest != doc["final_digest"]:
-            problems.append(f"final digest differs: recorded {doc['final_digest']}, re-simulated {sim.final_digest}")
+    problems += _ending_problems(doc, result, sim.final_digest)
     return Verdict(not problems, tuple(problems), result, sim.final_digest)
+
+
+def _apply_forfeits(sim, forfeits: list[dict], *, load: bool = False) -> None:
+    """Replay the recorded forfeits into the simulation (before tick 0 when ``load``)."""
+    from tcab.arena.sandbox import Forfeit  # slow import (wasmtime), see verify_replay
+
+    for f in forfeits:
+        if load:
+            sim.forfeit(f["seat"], Forfeit(f["reason"], f["detail"], f["tick"], "load"))
+        else:
+            sim.forfeit(f["seat"], Forfeit(f["reason"], f["detail"], f["tick"]))
+
+
+def _action_problems(t: int, actions: list, sim, rules, validate) -> list[str]:
+    """What is wrong with the actions recorded at tick ``t`` (schema, legality,
+    a forfeited seat acting, a live seat silent)."""
+    problems = []
+    for seat, action in enumerate(actions):
+        if seat in sim.forfeits:
+            if action is not None:
+                problems.append(f"tick {t}: seat {seat} acted after forfeiting")
+            continue
+        if action is None:
+            problems.append(f"tick {t}: seat {seat} has no action and no forfeit")
+            continue
+        if validate is not None:
+            try:
+                validate(action)
+            except fastjsonschema.JsonSchemaException as exc:
+                problems.append(f"tick {t}: seat {seat}: action breaks the schema: {exc.message}")
+                continue
+        why = rules.check(sim.state, seat, action)
+        if why is not None:
+            problems.append(f"tick {t}: seat {seat}: illegal action: {why}")
+    return problems
+
+
+def _ending_problems(doc: dict, result: dict | None, final_digest: str | None) -> list[str]:
+    """How the re-simulated ending differs from the recorded one."""
+    if result is None:
+        return [f"the replay ends after {len(doc['ticks'])} ticks without a result"]
+    problems = []
+    if result != doc["result"]:
+        problems.append(f"result differs: recorded {_short(doc['result'])}, re-simulated {_short(result)}")
+    if final_digest != doc["final_digest"]:
+        problems.append(f"final digest differs: recorded {doc['final_digest']}, re-simulated {final_digest}")
+    return problems
 
 
 def _short(result: dict) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from tcab.arena.rules import Rules
 from tcab.arena.sandbox import Forfeit
+from tcab.outcomes import SeatOutcome
 
 
 class Simulation:
@@ -87,13 +88,13 @@ class Simulation:
         for seat in range(self.seats):
             f = self.forfeits.get(seat)
             if f is not None:
-                row = {"outcome": "loss", "reason": "forfeit", "forfeit": f.to_json()}
+                row = {"outcome": SeatOutcome.LOSS, "reason": "forfeit", "forfeit": f.to_json()}
             elif winner == seat:
-                row = {"outcome": "win", "reason": reason, "forfeit": None}
+                row = {"outcome": SeatOutcome.WIN, "reason": reason, "forfeit": None}
             elif winner is None:
-                row = {"outcome": "draw", "reason": reason, "forfeit": None}
+                row = {"outcome": SeatOutcome.DRAW, "reason": reason, "forfeit": None}
             else:
-                row = {"outcome": "loss", "reason": reason, "forfeit": None}
+                row = {"outcome": SeatOutcome.LOSS, "reason": reason, "forfeit": None}
             row["seat"] = seat
             row["score"] = scores[seat] if seat < len(scores) else 0
             seats.append(row)

@@ -13,6 +13,7 @@ import datetime
 from tcab.arena.game import GameSpec
 from tcab.arena.jobs import spec_digest
 from tcab.arena.tournament import TournamentResult
+from tcab.outcomes import SeatOutcome
 
 
 def _now() -> str:
@@ -35,7 +36,7 @@ def match_rows(spec: GameSpec, summary: dict) -> tuple[dict, list[dict]]:
         seats.append({
             "seat": row["seat"], "module_sha256": summary["shas"][row["seat"]],
             "label": summary["labels"][row["seat"]],
-            "outcome": "forfeit" if forfeit else row["outcome"], "score": row["score"],
+            "outcome": SeatOutcome.of(row), "score": row["score"],
             "forfeit_reason": forfeit["reason"] if forfeit else None,
             "forfeit_tick": forfeit["tick"] if forfeit else None,
             "fuel_total": fuel["total"], "fuel_peak": fuel["peak"],
@@ -45,7 +46,7 @@ def match_rows(spec: GameSpec, summary: dict) -> tuple[dict, list[dict]]:
 
 def record_summary(db, spec: GameSpec, summary: dict) -> str:
     """Record one match summary; returns its key."""
-    from tcab.results import record_match
+    from tcab.results import record_match  # slow import (sqlite-utils)
 
     match, seats = match_rows(spec, summary)
     return record_match(db, match, seats)
@@ -54,7 +55,7 @@ def record_summary(db, spec: GameSpec, summary: dict) -> str:
 def record_tournament_result(db, spec: GameSpec, tournament_id: str, result: TournamentResult,
                              created_at: str) -> None:
     """Record every match of ``result`` and the tournament with its ratings."""
-    from tcab.results import record_tournament
+    from tcab.results import record_tournament  # slow import (sqlite-utils)
 
     for summary in result.matches:
         record_summary(db, spec, summary)

@@ -33,6 +33,7 @@ from tcab.arena.game import GameSpec
 from tcab.arena.jobs import MatchJob, cached_summary, make_job, run_job
 from tcab.arena.rating import Standing, standings
 from tcab.errors import ArenaError
+from tcab.outcomes import SeatOutcome
 
 STRUCTURES = ("round-robin", "bracket")
 
@@ -54,6 +55,15 @@ class TournamentResult:
     standings: tuple[Standing, ...]
     champion: int | None            # bracket only
     played: int                     # matches actually played (not from cache)
+
+    def standings_json(self) -> list[dict]:
+        """The standings as JSON rows, best first: what ``tcab tournament
+        --json`` prints and what a sweep's ``standings.json`` holds."""
+        return [{"rank": rank, "label": self.contestants[s.player].label,
+                 "module_sha256": self.contestants[s.player].sha256, "played": s.played,
+                 "wins": s.wins, "draws": s.draws, "losses": s.losses, "forfeits": s.forfeits,
+                 "rating": s.rating, "ci_low": s.ci_low, "ci_high": s.ci_high}
+                for rank, s in enumerate(self.standings, start=1)]
 
 
 def derive_seed(seed: int, *parts: object) -> int:
@@ -98,7 +108,7 @@ def run_tournament(spec: GameSpec, contestants: list[Contestant], *, seed: int, 
             champion = _bracket(runner, contestants, seed, rounds)
     finally:
         runner.close()
-    outcomes = [[(p, _outcome(s)) for p, s in zip(m["players"], m["result"]["seats"], strict=True)]
+    outcomes = [[(p, SeatOutcome.of(s)) for p, s in zip(m["players"], m["result"]["seats"], strict=True)]
                 for m in runner.done]
     table = standings(len(contestants), outcomes, seed=seed)
     if champion is not None:
@@ -111,10 +121,6 @@ def run_tournament(spec: GameSpec, contestants: list[Contestant], *, seed: int, 
         table.sort(key=lambda s: (-reached[s.player], -s.points, -s.rating, s.player))
     return TournamentResult(structure, seed, rounds, tuple(contestants), tuple(runner.done),
                             tuple(table), champion, runner.played)
-
-
-def _outcome(seat: dict) -> str:
-    return "forfeit" if seat.get("forfeit") else seat["outcome"]
 
 
 def _tag(contestants: list[Contestant], group) -> str:
@@ -160,9 +166,10 @@ def _tie_winner(a: int, b: int, summaries: list[dict]) -> int:
         for s in summaries:
             seat = s["players"].index(p)
             row = s["result"]["seats"][seat]
-            wins += row["outcome"] == "win"
+            outcome = SeatOutcome.of(row)
+            wins += outcome is SeatOutcome.WIN
             score += row["score"]
-            forfeits += bool(row.get("forfeit"))
+            forfeits += outcome is SeatOutcome.FORFEIT
         return (wins, score, -forfeits, -p)
 
     return max((a, b), key=merit)

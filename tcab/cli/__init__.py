@@ -9,7 +9,9 @@ input or a tcab error (message on stderr, no traceback), 130 interrupted.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import signal
 import sys
 
 import click
@@ -72,20 +74,34 @@ def cli(ctx: click.Context) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI and turn tcab errors into exit code 2."""
     try:
+        code = _main(argv)
+    except KeyboardInterrupt:  # a Ctrl-C landing while an outcome was being reported
+        click.echo("interrupted", err=True)
+        code = 130
+    # The exit code is decided. Python puts the default SIGINT handler back
+    # while it shuts down, so a late Ctrl-C would turn it into death by
+    # signal; an ignored SIGINT stays ignored.
+    with contextlib.suppress(ValueError):  # not the main thread: nothing to protect
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(code)
+
+
+def _main(argv: list[str] | None) -> int:
+    try:
         code = cli.main(args=argv, prog_name="tcab", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("interrupted", err=True)
-        sys.exit(130)
+        return 130
     except click.ClickException as exc:
         exc.show()
-        sys.exit(2 if exc.exit_code == 2 else exc.exit_code)
+        return 2 if exc.exit_code == 2 else exc.exit_code
     except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except TcabError as exc:
         click.secho(f"error: {exc}", fg="red", err=True)
-        sys.exit(2)
+        return 2
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
-        sys.exit(130)
+        return 130
     # Without standalone mode click returns ctx.exit(code)'s code instead of exiting.
-    sys.exit(code if isinstance(code, int) else 0)
+    return code if isinstance(code, int) else 0

@@ -143,10 +143,10 @@ def tournament(settings: Settings, case, modules, variant, rounds, structure, se
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from tcab.arena.engine import sha256_hex
     from tcab.arena.resolve import resolve_game, resolve_module, unique_labels
     from tcab.arena.store import record_tournament_result
     from tcab.arena.tournament import run_tournament
+    from tcab.naming import tournament_id as make_tournament_id
 
     created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     case_v, _, spec = resolve_game(settings, case, variant)
@@ -155,9 +155,9 @@ def tournament(settings: Settings, case, modules, variant, rounds, structure, se
     rounds = rounds or spec.rounds
     structure = structure or spec.structure
     if tournament_id is None:
-        ident = json.dumps([spec.case, spec.version, spec.variant, structure, rounds, seed,
-                            [c.sha256 for c in contestants]])
-        tournament_id = f"{spec.case}-{spec.variant}-{sha256_hex(ident.encode())[:12]}"
+        tournament_id = make_tournament_id(
+            f"{spec.case}-{spec.variant}", case=spec.case, version=spec.version, variant=spec.variant,
+            structure=structure, rounds=rounds, seed=seed, modules=[c.sha256 for c in contestants])
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=_console_err(), disable=as_json or not sys.stderr.isatty())
     with progress:
@@ -196,11 +196,7 @@ def _tournament_json(tid: str, result) -> dict:
         "id": tid, "structure": result.structure, "seed": result.seed, "rounds": result.rounds,
         "played": result.played, "cached": len(result.matches) - result.played,
         "champion": result.contestants[result.champion].label if result.champion is not None else None,
-        "standings": [{"rank": i, "label": result.contestants[s.player].label,
-                       "module_sha256": result.contestants[s.player].sha256, "played": s.played,
-                       "wins": s.wins, "draws": s.draws, "losses": s.losses, "forfeits": s.forfeits,
-                       "rating": s.rating, "ci_low": s.ci_low, "ci_high": s.ci_high}
-                      for i, s in enumerate(result.standings, start=1)],
+        "standings": result.standings_json(),
         "matches": [{"key": m["key"], "round": m["round"], "labels": m["labels"], "seed": m["seed"],
                      "winner": m["result"]["winner"], "reason": m["result"]["reason"],
                      "scores": m["result"]["scores"], "replay": m["replay"], "cached": m.get("cached", False)}

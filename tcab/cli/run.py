@@ -164,6 +164,7 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
 
     from tcab.catalog import resolve_case
     from tcab.harnesses import load_harness
+    from tcab.outcomes import RunStatus
     from tcab.runs import RunOptions, execute_run
     from tcab.runtime import CollectLimits
 
@@ -200,7 +201,7 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
         click.echo(json.dumps(record.to_json(), indent=2))
     else:
         _summary(console, record)
-    if record.status == "canceled":
+    if record.status is RunStatus.CANCELED:
         raise click.exceptions.Exit(EXIT_CANCELED)
     raise click.exceptions.Exit(0 if record.ok else 1)
 

@@ -21,6 +21,7 @@ import json
 from typing import Any
 
 from tcab.harnesses.events import MODEL_FAILURE, Event, Tokens, Verdict, _int, clip, strip_ansi
+from tcab.outcomes import RunStatus
 
 _READ_TOOLS = {"Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch"}
 _WRITE_TOOLS = {"Write", "Edit", "MultiEdit", "NotebookEdit"}
@@ -127,9 +128,9 @@ class ClaudeStreamJsonAdapter:
         data = {k: obj[k] for k in ("subtype", "num_turns", "duration_ms", "total_cost_usd",
                                     "api_error_status") if k in obj}
         if subtype in _CEILINGS:
-            self._verdict = Verdict("limit_exceeded", clip(f"{subtype}: {text}".rstrip(": "), 500))
+            self._verdict = Verdict(RunStatus.LIMIT_EXCEEDED, clip(f"{subtype}: {text}".rstrip(": "), 500))
         elif obj.get("is_error") or subtype.startswith("error"):
-            self._verdict = Verdict("harness_error", clip(text or subtype, 500))
+            self._verdict = Verdict(RunStatus.HARNESS_ERROR, clip(text or subtype, 500))
         else:
             self._verdict = None
         return Event("error" if self._verdict else "system", clip(f"result: {text}"), data)
@@ -138,7 +139,7 @@ class ClaudeStreamJsonAdapter:
         if self._verdict is not None:
             return self._verdict
         if self._failure is not None:
-            return Verdict("harness_error", clip(self._failure, 500))
+            return Verdict(RunStatus.HARNESS_ERROR, clip(self._failure, 500))
         return None
 
     def is_keepalive(self, stream: str, line: str) -> bool:

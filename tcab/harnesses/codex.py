@@ -23,6 +23,7 @@ import json
 from typing import Any
 
 from tcab.harnesses.events import Event, Tokens, Verdict, _int, clip, strip_ansi
+from tcab.outcomes import RunStatus
 
 
 def _reconnecting(message: str) -> bool:
@@ -118,7 +119,7 @@ class CodexJsonAdapter:
         return []
 
     def verdict(self) -> Verdict | None:
-        return Verdict("harness_error", clip(self._error, 500)) if self._error else None
+        return Verdict(RunStatus.HARNESS_ERROR, clip(self._error, 500)) if self._error else None
 
     def is_keepalive(self, stream: str, line: str) -> bool:
         if stream != "stdout" or "econnecting" not in line:

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tcab.outcomes import RunStatus
+
 KINDS = ("message", "command", "read", "write", "error", "warning", "system")
 
 
@@ -50,17 +52,21 @@ class Tokens:
 class Verdict:
     """What an adapter recognised about how the session ended.
 
-    ``status`` is ``harness_error`` (the harness failed, e.g. could not reach
-    its model, even if it exited 0) or ``limit_exceeded`` (it stopped at its
-    own turn or budget ceiling); ``detail`` is the harness's own error text.
+    ``status`` is ``RunStatus.HARNESS_ERROR`` (the harness failed, e.g.
+    could not reach its model, even if it exited 0) or
+    ``RunStatus.LIMIT_EXCEEDED`` (it stopped at its own turn or budget
+    ceiling); ``detail`` is the harness's own error text.
     """
 
-    status: str
+    status: RunStatus
     detail: str
 
 
 class Adapter(Protocol):
-    """Turns a harness's output lines into events; one instance per run."""
+    """Turns a harness's output lines into events; one instance per run.
+
+    Every adapter defines all four methods (the run calls each of them);
+    :class:`PlainAdapter` is the simplest complete one."""
 
     def feed(self, stream: str, line: str) -> list[Event]:
         """The events one output line produces (often none)."""
@@ -132,7 +138,7 @@ class PlainAdapter:
         return Tokens()
 
     def verdict(self) -> Verdict | None:
-        return Verdict("harness_error", clip(self._failure, 500)) if self._failure else None
+        return Verdict(RunStatus.HARNESS_ERROR, clip(self._failure, 500)) if self._failure else None
 
     def is_keepalive(self, stream: str, line: str) -> bool:
         return bool(RETRYING.search(strip_ansi(line)))

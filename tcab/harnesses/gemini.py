@@ -29,6 +29,7 @@ from tcab.harnesses.events import (
     clip,
     strip_ansi,
 )
+from tcab.outcomes import RunStatus
 
 _WRITE_TOOLS = {"write_file", "replace", "edit"}
 _READ_TOOLS = {"read_file", "read_many_files", "list_directory", "glob", "grep_search", "search_file_content",
@@ -109,8 +110,8 @@ class GeminiStreamJsonAdapter:
         error = obj.get("error") if isinstance(obj.get("error"), dict) else {}
         etype = str(error.get("type") or "")
         text = strip_ansi(str(error.get("message") or obj.get("status") or "error"))
-        status = ("limit_exceeded" if any(w in etype.lower() for w in _CEILING_WORDS)
-                  else "harness_error")
+        status = (RunStatus.LIMIT_EXCEEDED if any(w in etype.lower() for w in _CEILING_WORDS)
+                  else RunStatus.HARNESS_ERROR)
         self._verdict = Verdict(status, clip(text, 500))
         return Event("error", clip(f"result: {text}"), {**data, "error_type": etype})
 
@@ -120,7 +121,7 @@ class GeminiStreamJsonAdapter:
     def verdict(self) -> Verdict | None:
         if self._verdict is not None:
             return self._verdict
-        return Verdict("harness_error", clip(self._failure, 500)) if self._failure else None
+        return Verdict(RunStatus.HARNESS_ERROR, clip(self._failure, 500)) if self._failure else None
 
     def is_keepalive(self, stream: str, line: str) -> bool:
         return bool(RETRYING.search(strip_ansi(line)))

@@ -26,6 +26,7 @@ from tcab.harnesses.events import (
     clip,
     strip_ansi,
 )
+from tcab.outcomes import RunStatus
 
 _WRITE_TOOLS = {"write", "edit", "patch", "multiedit"}
 _READ_TOOLS = {"read", "glob", "grep", "list", "webfetch"}
@@ -96,7 +97,7 @@ class OpenCodeJsonAdapter:
         return self._tokens
 
     def verdict(self) -> Verdict | None:
-        return Verdict("harness_error", clip(self._error, 500)) if self._error else None
+        return Verdict(RunStatus.HARNESS_ERROR, clip(self._error, 500)) if self._error else None
 
     def is_keepalive(self, stream: str, line: str) -> bool:
         return bool(RETRYING.search(strip_ansi(line)))

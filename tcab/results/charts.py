@@ -8,17 +8,9 @@ from __future__ import annotations
 
 from html import escape
 
+from tcab.outcomes import RunStatus
 from tcab.results.report import RunSummary, Standing
-from tcab.results.schema import RUN_STATUSES
 
-OUTCOME_COLOURS = {
-    "completed": "#2e7d32",
-    "timed_out": "#f9a825",
-    "hung": "#ef6c00",
-    "harness_error": "#c62828",
-    "infrastructure": "#6a1b9a",
-    "canceled": "#757575",
-}
 _LABEL_W = 220
 _BAR_W = 440
 _ROW_H = 24
@@ -26,8 +18,9 @@ _ROW_H = 24
 
 def outcome_chart(summaries: tuple[RunSummary, ...] | list[RunSummary]) -> str:
     """Stacked horizontal bars: the share of each run status per harness and model."""
-    height = _ROW_H * len(summaries) + 40
     width = _LABEL_W + _BAR_W + 60
+    legend = _legend_rows(width)
+    height = _ROW_H * len(summaries) + 24 + 16 * len(legend)
     parts = [f'<svg class="chart" role="img" aria-label="run outcomes" width="{width}" '
              f'height="{height}" viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">']
     for i, summary in enumerate(summaries):
@@ -35,26 +28,40 @@ def outcome_chart(summaries: tuple[RunSummary, ...] | list[RunSummary]) -> str:
         name = summary.harness + (f" / {summary.model}" if summary.model else "")
         parts.append(f'<text x="{_LABEL_W - 8}" y="{y + 15}" text-anchor="end">{escape(name)}</text>')
         x = float(_LABEL_W)
-        for status in RUN_STATUSES:
+        for status in RunStatus:
             count = summary.outcomes.get(status, 0)
             if not count:
                 continue
             w = _BAR_W * count / summary.runs
             parts.append(
                 f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{_ROW_H - 6}" '
-                f'fill="{OUTCOME_COLOURS[status]}"><title>{escape(status)}: {count} of '
+                f'fill="{status.colour}"><title>{escape(status)}: {count} of '
                 f'{summary.runs}</title></rect>'
             )
             x += w
         parts.append(f'<text x="{_LABEL_W + _BAR_W + 6}" y="{y + 15}">{summary.runs}</text>')
     y = len(summaries) * _ROW_H + 14
-    x = 10
-    for status in RUN_STATUSES:
-        parts.append(f'<rect x="{x}" y="{y}" width="10" height="10" fill="{OUTCOME_COLOURS[status]}"/>'
-                     f'<text x="{x + 14}" y="{y + 10}" class="legend">{status}</text>')
-        x += 14 + 7 * len(status) + 14
+    for row in legend:
+        for x, status in row:
+            parts.append(f'<rect x="{x}" y="{y}" width="10" height="10" fill="{status.colour}"/>'
+                         f'<text x="{x + 14}" y="{y + 10}" class="legend">{status}</text>')
+        y += 16
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _legend_rows(width: int) -> list[list[tuple[int, RunStatus]]]:
+    """Every status with its colour, wrapped into rows that fit ``width``."""
+    rows: list[list[tuple[int, RunStatus]]] = [[]]
+    x = 10
+    for status in RunStatus:
+        step = 14 + 7 * len(status) + 14
+        if rows[-1] and x + step > width:
+            rows.append([])
+            x = 10
+        rows[-1].append((x, status))
+        x += step
+    return rows
 
 
 def rating_chart(standings: tuple[Standing, ...] | list[Standing]) -> str:

@@ -14,13 +14,11 @@ from html import escape
 from pathlib import Path
 
 from tcab.atomic import write_text
-from tcab.results.charts import OUTCOME_COLOURS, outcome_chart, rating_chart
+from tcab.outcomes import RunStatus
+from tcab.results.charts import outcome_chart, rating_chart
 from tcab.results.report import GroupReport, Report, recent_runs, tournament_replays
-from tcab.results.schema import RUN_STATUSES
 
 RUNS_PER_GROUP = 50
-_SHORT = {"completed": "done", "timed_out": "timeout", "hung": "hung",
-          "harness_error": "error", "infrastructure": "infra", "canceled": "cancel"}
 REPLAYS_PER_TOURNAMENT = 100
 
 _CSS = """
@@ -109,14 +107,14 @@ def _group(group: GroupReport, conn: sqlite3.Connection, linker: _Linker) -> str
         rows = []
         for s in group.runs:
             rows.append([escape(s.harness), escape(s.model or "—"), f"{s.runs:,}",
-                         *(f"{s.outcomes[k]:,}" for k in RUN_STATUSES),
+                         *(f"{s.outcomes[k]:,}" for k in RunStatus),
                          f"{s.builds_ok}/{s.builds}",
                          f"{s.validations_passed}/{s.validations}" if s.validations else "—",
                          f"{s.tokens_input:,}", f"{s.tokens_output:,}",
                          _secs(s.mean_duration_s)])
         headers = ["harness", "model", "runs",
-                   *(f'<span class=status style="background:{OUTCOME_COLOURS[k]}"></span> '
-                     f'<abbr title="{k}">{_SHORT[k]}</abbr>' for k in RUN_STATUSES),
+                   *(f'<span class=status style="background:{k.colour}"></span> '
+                     f'<abbr title="{k}">{k.label}</abbr>' for k in RunStatus),
                    "builds ok", "validated", "tokens in", "tokens out", "mean time"]
         out.append(_table(headers, rows, left=2))
         runs = recent_runs(conn, group.case_slug, group.case_version, group.variant, RUNS_PER_GROUP)

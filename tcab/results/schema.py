@@ -15,9 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-RUN_STATUSES = ("completed", "timed_out", "hung", "harness_error", "infrastructure", "canceled")
-SEAT_OUTCOMES = ("win", "draw", "loss", "forfeit")
+from tcab.outcomes import RUN_STATUSES, SEAT_OUTCOMES
+
+__all__ = ["MIGRATIONS", "RUN_STATUSES", "SCHEMA_VERSION", "SEAT_OUTCOMES", "TABLES", "VALIDATION_STATUSES", "Migration"]
+
 VALIDATION_STATUSES = ("passed", "failed", "error")
+# What the shipped migrations checked; later statuses come with a migration
+# of their own (0005), so these stay as they were.
+_RUN_STATUSES_0001 = ("completed", "timed_out", "hung", "harness_error", "infrastructure", "canceled")
+_SEAT_OUTCOMES_0001 = ("win", "draw", "loss", "forfeit")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +55,7 @@ _INITIAL = (
         image_digest TEXT,
         runtime TEXT,
         seed_commit TEXT,
-        status TEXT NOT NULL CHECK (status IN {_in(RUN_STATUSES)}),
+        status TEXT NOT NULL CHECK (status IN {_in(_RUN_STATUSES_0001)}),
         status_detail TEXT,
         started_at TEXT,
         finished_at TEXT,
@@ -114,7 +120,7 @@ _INITIAL = (
         seat INTEGER NOT NULL,
         module_sha256 TEXT NOT NULL,
         label TEXT,
-        outcome TEXT NOT NULL CHECK (outcome IN {_in(SEAT_OUTCOMES)}),
+        outcome TEXT NOT NULL CHECK (outcome IN {_in(_SEAT_OUTCOMES_0001)}),
         score INTEGER,
         forfeit_reason TEXT,
         forfeit_tick INTEGER,
@@ -278,11 +284,72 @@ _VALIDATIONS = (
     "CREATE INDEX idx_validations_group ON validations (case_slug, case_version, variant, status)",
 )
 
+# limit_exceeded (the harness's own ceiling) and catastrophic (validation) join
+# the run statuses. SQLite cannot change a CHECK in place: the runs table is
+# rebuilt, and stages with it (dropping runs would cascade-delete the stages
+# of any table still pointing at it), with the same columns in the same order.
+# stages_new points at runs_new; renaming runs_new to runs rewrites that
+# reference. Then the indexes again.
+_RUN_STATUS_VOCABULARY = (
+    f"""
+    CREATE TABLE runs_new (
+        id TEXT PRIMARY KEY,
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        case_type TEXT,
+        case_digest TEXT,
+        variant TEXT NOT NULL,
+        harness TEXT NOT NULL,
+        harness_version TEXT,
+        harness_digest TEXT,
+        model TEXT,
+        image TEXT,
+        image_digest TEXT,
+        runtime TEXT,
+        seed_commit TEXT,
+        status TEXT NOT NULL CHECK (status IN {_in(RUN_STATUSES)}),
+        status_detail TEXT,
+        started_at TEXT,
+        finished_at TEXT,
+        duration_s REAL,
+        tokens_input INTEGER,
+        tokens_output INTEGER,
+        tokens_cache_read INTEGER,
+        tokens_cache_write INTEGER,
+        artifact_digest TEXT,
+        refused TEXT,
+        run_dir TEXT,
+        plan_digest TEXT
+    )""",
+    "INSERT INTO runs_new SELECT * FROM runs",
+    """
+    CREATE TABLE stages_new (
+        run_id TEXT NOT NULL REFERENCES runs_new(id) ON DELETE CASCADE,
+        stage TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        status TEXT,
+        started_at TEXT,
+        duration_s REAL,
+        exit_code INTEGER,
+        detail TEXT,
+        PRIMARY KEY (run_id, stage)
+    )""",
+    "INSERT INTO stages_new SELECT * FROM stages",
+    "DROP TABLE stages",
+    "DROP TABLE runs",
+    "ALTER TABLE runs_new RENAME TO runs",
+    "ALTER TABLE stages_new RENAME TO stages",
+    "CREATE INDEX idx_runs_report ON runs (case_slug, case_version, variant, harness, model, "
+    "status, tokens_input, tokens_output, tokens_cache_read, tokens_cache_write, duration_s)",
+    "CREATE INDEX idx_runs_started ON runs (started_at)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
     Migration("0003_report_totals", _REPORT_TOTALS),
     Migration("0004_validations", _VALIDATIONS),
+    Migration("0005_run_status_vocabulary", _RUN_STATUS_VOCABULARY),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -13,11 +13,9 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from tcab.outcomes import RunStatus
 from tcab.results.report import GroupReport, Report
-from tcab.results.schema import RUN_STATUSES
 
-_SHORT = {"completed": "done", "timed_out": "timeout", "hung": "hung",
-          "harness_error": "error", "infrastructure": "infra", "canceled": "cancel"}
 _DIM = Text("0", style="dim")
 
 
@@ -79,12 +77,12 @@ def _group(console: Console, group: GroupReport) -> None:
     console.rule(Text(title, style="bold"))
     if group.runs:
         table = Grid("Runs", [("harness", "left"), ("model", "left")] + [
-            (c, "right") for c in ("runs", *(_SHORT[s] for s in RUN_STATUSES), "builds",
+            (c, "right") for c in ("runs", *(s.label for s in RunStatus), "builds",
                                    "valid", "tok in", "tok out", "mean time")])
         for s in group.runs:
             table.add_row(
                 Text(s.harness), Text(s.model or "—"), Text(f"{s.runs:,}"),
-                *(_count(s.outcomes[k], k) for k in RUN_STATUSES),
+                *(_count(s.outcomes[k], k) for k in RunStatus),
                 Text(f"{s.builds_ok}/{s.builds}" if s.builds else "—"),
                 Text(f"{s.validations_passed}/{s.validations}" if s.validations else "—",
                      style="" if s.validations_passed == s.validations else "red"),
@@ -126,10 +124,10 @@ def _group(console: Console, group: GroupReport) -> None:
         console.print(table.render())
 
 
-def _count(n: int, status: str) -> Text:
+def _count(n: int, status: RunStatus) -> Text:
     if not n:
         return _DIM
-    return Text(f"{n:,}", style="green" if status == "completed" else "")
+    return Text(f"{n:,}", style="green" if status is RunStatus.COMPLETED else "")
 
 
 def _tokens(n: int) -> str:

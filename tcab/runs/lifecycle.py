@@ -14,9 +14,7 @@ exception, and the container is removed whatever happened.
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import os
-import secrets as _random
 import shutil
 import threading
 import time
@@ -27,11 +25,12 @@ from pathlib import Path
 from tcab.catalog import CaseVersion, Variant, case_digest
 from tcab.errors import HarnessError
 from tcab.harnesses import Harness, make_adapter
+from tcab.naming import new_run_id
 from tcab.runs.log import DEFAULT_MAX_LOG_BYTES, EventSink, RunLog, readable
 from tcab.runs.record import RunRecord
 from tcab.runs.secrets import Redactor
 from tcab.runs.seed_cache import seed_from_cache
-from tcab.runs.session import RunState
+from tcab.runs.session import Outcome, RunState
 from tcab.runtime import CollectLimits, Runtime, get_runtime, resolve_image
 from tcab.runtime.base import check_limit
 from tcab.settings import Settings
@@ -81,12 +80,6 @@ class RunOptions:
         check_limit("RunOptions", "max_log_bytes", self.max_log_bytes, optional=False)
 
 
-def new_run_id(case: CaseVersion, variant: Variant, harness: Harness) -> str:
-    """A sortable, unique run id: UTC time, case, variant, harness, random suffix."""
-    now = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
-    return f"{now}-{case.slug}-{variant.slug}-{harness.slug}-{_random.token_hex(3)}"
-
-
 def _secret_values(harness: Harness, options: RunOptions) -> dict[str, str]:
     env = os.environ if options.env is None else options.env
     names = tuple(dict.fromkeys((*harness.secrets, *options.secrets)))
@@ -119,54 +112,80 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
     Raises HarnessError for a missing secret or reference solution, SeedError
     or CatalogError for a broken case, ResultsError when results.db is
     unusable; every outcome of the run itself is the record's status. A
-    KeyboardInterrupt is recorded as ``canceled`` and then re-raised.
+    KeyboardInterrupt is recorded as ``canceled`` and then re-raised; once
+    the run folder exists, interrupts during the cleanup are held back until
+    ``run.json`` and the row are written (:mod:`tcab.runs.interrupts`).
     """
     options = options or RunOptions()
     secret_values = _secret_values(harness, options)
     solutions = _solution_dirs(case, variant, harness)
     runtime = get_runtime(options.runtime) if isinstance(options.runtime, str) else options.runtime
-    run_id = options.run_id or new_run_id(case, variant, harness)
+    run_id = options.run_id or new_run_id(case.slug, variant.slug, harness.slug)
     run_dir = Path(options.out_dir or settings.runs_dir) / run_id
-    max_runtime = options.max_runtime_s or case.max_runtime_hours * 3600.0
-
     seed_started = time.time()
-    own_seed = options.seed_dir is None
-    seed_dir = Path(settings.tmp_dir) / "run-seeds" / run_id if own_seed else Path(options.seed_dir)
-    if own_seed:
-        seed = seed_from_cache(settings.build_dir / "seed-cache", case, variant, seed_dir)
-        seed_commit, prompt = seed.commit, seed.prompt
-    else:
-        import pygit2
-
-        seed_commit = str(pygit2.Repository(str(seed_dir)).head.target)
-        if options.prompt is not None:
-            prompt = options.prompt
-        else:
-            from tcab.seeding import render_prompt
-
-            prompt = render_prompt(case, variant)
-    run_dir.mkdir(parents=True, exist_ok=False)
+    seed = _seed(settings, case, variant, options, run_id)
     redactor = Redactor(secret_values)
     state = RunState(
         run_id=run_id, run_dir=run_dir, runtime=runtime, harness=harness, options=options,
-        image_ref=resolve_image(case.type), seed_dir=seed_dir, solutions=solutions,
-        prompt=prompt, init=case.init, secrets=secret_values, max_runtime_s=max_runtime,
-        seed_started=seed_started,
+        image_ref=resolve_image(case.type), seed_dir=seed.dir, solutions=solutions,
+        prompt=seed.prompt, init=case.init, secrets=secret_values,
+        max_runtime_s=options.max_runtime_s or case.max_runtime_hours * 3600.0, seed_started=seed_started,
     )
     try:
+        run_dir.mkdir(parents=True, exist_ok=False)
         with RunLog(run_dir, redactor, make_adapter(harness.adapter), options.on_event,
                     options.max_log_bytes) as log:
-            outcome = state.execute(log)
+            outcome = state.execute(log)  # holds interrupts back from its cleanup on
+        record = _run_record(state, case, variant, seed.commit, redactor, outcome)
+        record.write()
+        if options.record_db:
+            _record_row(settings, record)
     finally:
-        if own_seed:
-            shutil.rmtree(seed_dir, ignore_errors=True)
-    record = RunRecord(
-        id=run_id, run_dir=run_dir, status=outcome.status,
+        if seed.own:
+            shutil.rmtree(seed.dir, ignore_errors=True)
+        state.shield.release()  # an interrupt that waited is delivered here
+    if outcome.interrupted:
+        raise KeyboardInterrupt
+    return record
+
+
+@dataclass(frozen=True, slots=True)
+class _Seed:
+    dir: Path
+    commit: str
+    prompt: str
+    own: bool  # made for this run (removed after it), not a doit target
+
+
+def _seed(settings: Settings, case: CaseVersion, variant: Variant, options: RunOptions, run_id: str) -> _Seed:
+    """The seeded repository and prompt: made from the seed cache, or the
+    ones a doit sweep already built (``options.seed_dir``, ``options.prompt``)."""
+    if options.seed_dir is None:
+        seed_dir = Path(settings.tmp_dir) / "run-seeds" / run_id
+        seed = seed_from_cache(settings.build_dir / "seed-cache", case, variant, seed_dir)
+        return _Seed(seed_dir, seed.commit, seed.prompt, own=True)
+    import pygit2  # slow import (libgit2): only a sweep's run reads a seed it did not make
+
+    seed_dir = Path(options.seed_dir)
+    commit = str(pygit2.Repository(str(seed_dir)).head.target)
+    if options.prompt is not None:
+        return _Seed(seed_dir, commit, options.prompt, own=False)
+    from tcab.seeding import render_prompt  # slow import (pybars, pygit2), rarely needed
+
+    return _Seed(seed_dir, commit, render_prompt(case, variant), own=False)
+
+
+def _run_record(state: RunState, case: CaseVersion, variant: Variant, seed_commit: str,
+                redactor: Redactor, outcome: Outcome) -> RunRecord:
+    """The record of a finished run; every detail redacted and made readable."""
+    harness, options = state.harness, state.options
+    return RunRecord(
+        id=state.run_id, run_dir=state.run_dir, status=outcome.status,
         status_detail=readable(redactor.redact(outcome.detail)), started_at=outcome.started_at,
         finished_at=outcome.finished_at, duration_s=outcome.duration_s, case_slug=case.slug,
         case_version=case.version, case_type=case.type, case_digest=case_digest(case),
         variant=variant.slug, harness=harness.slug, harness_digest=harness.digest,
-        runtime=runtime.name, harness_version=outcome.harness_version,
+        runtime=state.runtime.name, harness_version=outcome.harness_version,
         model=options.model or harness.default_model, image=state.image_ref,
         image_digest=outcome.image_digest, image_id=outcome.image_id, seed_commit=seed_commit,
         stages=tuple(dataclasses.replace(s, detail=readable(redactor.redact(s.detail))) for s in outcome.stages),
@@ -174,15 +193,15 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
         artifact_digest=outcome.artifact_digest, files=outcome.files, bytes=outcome.bytes,
         refused=tuple(outcome.refused), plan_digest=options.plan_digest,
     )
-    record.write()
-    if options.record_db:
-        from tcab.results import open_db, record_run
 
-        db = open_db(settings.results_db)
-        try:
-            record_run(db, *record.db_rows())
-        finally:
-            db.close()
-    if outcome.interrupted:
-        raise KeyboardInterrupt
-    return record
+
+def _record_row(settings: Settings, record: RunRecord) -> None:
+    # tcab.results loads sqlite-utils (and numpy) on first use: a slow import
+    # that a run without a database (record_db off) never pays.
+    from tcab.results import open_db, record_run
+
+    db = open_db(settings.results_db)
+    try:
+        record_run(db, *record.db_rows())
+    finally:
+        db.close()

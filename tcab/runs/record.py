@@ -26,9 +26,8 @@ from typing import Any
 from tcab.atomic import write_text
 from tcab.errors import RunError
 from tcab.harnesses import Tokens
+from tcab.outcomes import RUN_STATUSES, RunStatus
 from tcab.runtime import Refusal
-
-STATUSES = ("completed", "timed_out", "hung", "harness_error", "infrastructure", "canceled")
 
 RUN_FILE = "run.json"
 #: The folder, inside a run folder, holding the collected tree (``artifact.path``).
@@ -64,7 +63,7 @@ class RunRecord:
 
     id: str
     run_dir: Path
-    status: str
+    status: RunStatus
     status_detail: str
     started_at: str
     finished_at: str
@@ -93,7 +92,7 @@ class RunRecord:
 
     @property
     def ok(self) -> bool:
-        return self.status == "completed"
+        return self.status is RunStatus.COMPLETED
 
     @property
     def tree(self) -> Path:
@@ -238,8 +237,8 @@ def _record(path: Path, data: Any) -> RunRecord:
     doc = _Doc(path, data)
     subject, image, artifact = doc.obj("subject"), doc.obj("image"), doc.obj("artifact")
     status = doc.str("status")
-    if status not in STATUSES:
-        raise RunError(f"{path}: status: expected one of {', '.join(STATUSES)}, got {json.dumps(status)[:80]}")
+    if status not in RUN_STATUSES:
+        raise RunError(f"{path}: status: expected one of {', '.join(RUN_STATUSES)}, got {json.dumps(status)[:80]}")
     run_id = doc.str("id")
     if run_id != path.parent.name:
         # The id names caches and containers (build-<id>): it must be the folder's own name.
@@ -249,7 +248,7 @@ def _record(path: Path, data: Any) -> RunRecord:
         # The tree is always <run>/work: a record must not point the build elsewhere.
         raise RunError(f"{path}: artifact.path: expected {TREE_DIR!r}, got {json.dumps(artifact.data['path'])[:80]}")
     return RunRecord(
-        id=run_id, run_dir=path.parent, status=status, status_detail=doc.str("status_detail"),
+        id=run_id, run_dir=path.parent, status=RunStatus(status), status_detail=doc.str("status_detail"),
         started_at=doc.str("started_at"), finished_at=doc.str("finished_at"), duration_s=doc.seconds("duration_s"),
         case_slug=subject.str("case"), case_version=subject.str("version"), case_type=subject.str("type"),
         case_digest=subject.str("case_digest"), variant=subject.str("variant"), harness=subject.str("harness"),

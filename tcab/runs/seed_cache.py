@@ -42,7 +42,10 @@ def seed_from_cache(cache_dir: Path, case: CaseVersion, variant: Variant, dest: 
     """
     entry = cache_entry(cache_dir, case, variant)
     if not (entry / "prompt.txt").is_file():
-        from tcab.seeding import render_prompt, seed_repository
+        from tcab.seeding import (  # slow import (pygit2, pybars): a miss only
+            render_prompt,
+            seed_repository,
+        )
 
         prompt = render_prompt(case, variant)
         try:

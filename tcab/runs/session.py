@@ -6,6 +6,11 @@ binary) are ``infrastructure`` with the captured output in the detail; the
 session's ending maps to ``completed``, ``harness_error``, ``timed_out``
 (max runtime), ``hung`` (idle window) or ``canceled``. A backend error at
 any step is ``infrastructure``. The container is removed in every case.
+
+Once the stages are over (finished, stopped or interrupted), the run's
+:class:`~tcab.runs.interrupts.InterruptShield` holds further interrupts back
+until :func:`~tcab.runs.lifecycle.execute_run` has written the record and
+its row: a second Ctrl-C cannot cut the removal or the record short.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from tcab.catalog import tree_digest
 from tcab.errors import RuntimeBackendError
 from tcab.harnesses import SOLUTION_DIR, Harness, Tokens
 from tcab.harnesses.watch import SessionWatch
+from tcab.outcomes import RunStatus
+from tcab.runs.interrupts import InterruptShield
 from tcab.runs.log import RunLog, readable
 from tcab.runs.record import StageRecord
 from tcab.runs.scrub import scrub_tree
@@ -35,7 +42,7 @@ def _utc(t: float) -> str:
 class _Stop(Exception):
     """Ends the run early with a status (internal control flow)."""
 
-    def __init__(self, status: str, detail: str):
+    def __init__(self, status: RunStatus, detail: str):
         super().__init__(detail)
         self.status, self.detail = status, detail
 
@@ -44,7 +51,7 @@ class _Stop(Exception):
 class Outcome:
     """What :meth:`RunState.execute` found (mutable while the run goes on)."""
 
-    status: str = "infrastructure"
+    status: RunStatus = RunStatus.INFRASTRUCTURE
     detail: str = ""
     started_at: str = ""
     finished_at: str = ""
@@ -92,41 +99,59 @@ class RunState:
     secrets: dict[str, str]
     max_runtime_s: float
     seed_started: float
+    shield: InterruptShield = field(default_factory=InterruptShield)
     container: str | None = None
     deadline: float = 0.0
     out: Outcome = field(default_factory=Outcome)
 
     def execute(self, log: RunLog) -> Outcome:
-        """Run every stage; always remove the container; return the outcome."""
+        """Run every stage; always remove the container; return the outcome.
+
+        From the end of the stages on, interrupts are held back by
+        ``self.shield`` (the caller releases it once the record is written).
+        """
         out = self.out
         started = time.time()
         out.started_at = _utc(self.seed_started)
         out.stages.append(StageRecord("seed", "ok", _utc(self.seed_started), started - self.seed_started))
         self.deadline = time.monotonic() + self.max_runtime_s
-        session_ran = False
         try:
-            try:
-                self._prepare(log)
-                session_ran = True
-                self._session(log)
-            except _Stop as stop:
-                out.status, out.detail = stop.status, stop.detail
-            except KeyboardInterrupt:
-                out.status, out.detail, out.interrupted = "canceled", "interrupted", True
-            if session_ran and self.container and not out.interrupted:
+            if self._stages(log) and self.container:
                 self._collect(log)
+        except KeyboardInterrupt:  # the tree is not collected: the user wants out
+            out.status, out.detail, out.interrupted = RunStatus.CANCELED, "interrupted", True
         finally:
+            self.shield.hold()
             self._remove(log)
-            lines, size = log.dropped
-            if lines:
-                note = f"{lines} output lines ({size} bytes) dropped past the log cap of {log.max_bytes} bytes"
-                out.detail = f"{out.detail}; {note}".lstrip("; ")
-            finished = time.time()
-            out.finished_at = _utc(finished)
-            out.duration_s = finished - self.seed_started
-            log.stage = "end"
-            log.system(f"run {out.status}: {out.detail}".rstrip(": "), status=out.status)
+            self._close(log)
         return out
+
+    def _stages(self, log: RunLog) -> bool:
+        """Prepare the container and run the session, setting the status;
+        whether the session ran (then its tree is collected)."""
+        try:
+            self._prepare(log)
+        except _Stop as stop:
+            self.out.status, self.out.detail = stop.status, stop.detail
+            return False
+        try:
+            self._session(log)
+        except _Stop as stop:
+            self.out.status, self.out.detail = stop.status, stop.detail
+        return True
+
+    def _close(self, log: RunLog) -> None:
+        """Note dropped log lines, the end time, and the final log line."""
+        out = self.out
+        lines, size = log.dropped
+        if lines:
+            note = f"{lines} output lines ({size} bytes) dropped past the log cap of {log.max_bytes} bytes"
+            out.detail = f"{out.detail}; {note}".lstrip("; ")
+        finished = time.time()
+        out.finished_at = _utc(finished)
+        out.duration_s = finished - self.seed_started
+        log.stage = "end"
+        log.system(f"run {out.status}: {out.detail}".rstrip(": "), status=out.status)
 
     # -- stages -------------------------------------------------------------
 
@@ -140,7 +165,7 @@ class RunState:
             value = fn()
         except RuntimeBackendError as exc:
             self._record(log, name, "failed", t0, detail=str(exc))
-            raise _Stop("infrastructure", f"{name} failed: {exc}") from exc
+            raise _Stop(RunStatus.INFRASTRUCTURE, f"{name} failed: {exc}") from exc
         self._record(log, name, "ok", t0)
         return value
 
@@ -164,7 +189,7 @@ class RunState:
             result = self.runtime.exec(self.container, argv, opts)
         except RuntimeBackendError as exc:
             self._record(log, name, "failed", t0, detail=str(exc))
-            raise _Stop("infrastructure", f"{name} failed: {exc}") from exc
+            raise _Stop(RunStatus.INFRASTRUCTURE, f"{name} failed: {exc}") from exc
         status = {"exited": "ok" if result.exit_code == 0 else "failed", "timed_out": "timed_out",
                   "idle": "hung", "canceled": "canceled"}[result.end.value]
         hung_by_watch = watch is not None and watch.idle_fired
@@ -174,7 +199,7 @@ class RunState:
                      detail="" if status == "ok" else
                      "no output but retries for the idle window" if hung_by_watch else _why(result))
         if result.end is ExecEnd.CANCELED and not hung_by_watch:
-            raise _Stop("canceled", f"canceled during {name}")
+            raise _Stop(RunStatus.CANCELED, f"canceled during {name}")
         return result
 
     def _prepare(self, log: RunLog) -> None:
@@ -187,17 +212,17 @@ class RunState:
         if self.harness.install.strip():
             res = self._command(log, "install", ["sh", "-c", self.harness.install], workdir="/home/tcab")
             if not res.ok:
-                raise _Stop("infrastructure", f"install failed ({_why(res)}): {_tail(res)}")
+                raise _Stop(RunStatus.INFRASTRUCTURE, f"install failed ({_why(res)}): {_tail(res)}")
         res = self._command(log, "probe", [self.harness.binary, *self.harness.version_args])
         if not res.ok:
-            raise _Stop("infrastructure", f"probe `{self.harness.binary} "
+            raise _Stop(RunStatus.INFRASTRUCTURE, f"probe `{self.harness.binary} "
                         f"{' '.join(self.harness.version_args)}` failed ({_why(res)}): {_tail(res)}")
         lines = [ln for ln in (res.stdout or res.stderr).splitlines() if ln.strip()]
         out.harness_version = readable(lines[0]).strip()[:200] if lines else None
         if self.init and self.init.strip():
             res = self._command(log, "init", ["sh", "-c", self.init])
             if not res.ok:
-                raise _Stop("infrastructure", f"init failed ({_why(res)}): {_tail(res)}")
+                raise _Stop(RunStatus.INFRASTRUCTURE, f"init failed ({_why(res)}): {_tail(res)}")
         if self.solutions:
             def stage_solution() -> None:
                 rt.exec(self.container, ["mkdir", "-p", SOLUTION_DIR])
@@ -218,19 +243,19 @@ class RunState:
                                 watch=watch)
         finally:
             out.tokens = log.adapter.tokens()
-        verdict = log.adapter.verdict() if hasattr(log.adapter, "verdict") else None
+        verdict = log.adapter.verdict()
         if res.end is ExecEnd.TIMED_OUT:
-            out.status, out.detail = "timed_out", f"max runtime of {self.max_runtime_s:g} s reached"
+            out.status, out.detail = RunStatus.TIMED_OUT, f"max runtime of {self.max_runtime_s:g} s reached"
         elif res.end is ExecEnd.IDLE or watch.idle_fired:
             retries = f" ({watch.keepalives} retry lines only)" if watch.keepalives else ""
-            out.status, out.detail = "hung", f"no output for {self.options.idle_timeout_s:g} s{retries}"
+            out.status, out.detail = RunStatus.HUNG, f"no output for {self.options.idle_timeout_s:g} s{retries}"
         elif verdict is not None:  # recognised failure or ceiling, whatever the exit code
             code = f"exit {res.exit_code}: " if res.exit_code else ""
-            out.status, out.detail = verdict.status, f"{code}{verdict.detail}"
+            out.status, out.detail = RunStatus(verdict.status), f"{code}{verdict.detail}"
         elif res.exit_code == 0:
-            out.status, out.detail = "completed", ""
+            out.status, out.detail = RunStatus.COMPLETED, ""
         else:
-            out.status, out.detail = "harness_error", f"exit {res.exit_code}: {_tail(res, 500)}"
+            out.status, out.detail = RunStatus.HARNESS_ERROR, f"exit {res.exit_code}: {_tail(res, 500)}"
 
     def _collect(self, log: RunLog) -> None:
         out = self.out
@@ -239,8 +264,8 @@ class RunState:
             report = self._step(log, "collect", lambda: self.runtime.copy_out(
                 self.container, "/work", work, self.options.limits))
         except _Stop as stop:
-            if out.status == "completed":
-                out.status, out.detail = "infrastructure", stop.detail
+            if out.status is RunStatus.COMPLETED:
+                out.status, out.detail = RunStatus.INFRASTRUCTURE, stop.detail
             else:
                 out.detail = f"{out.detail}; {stop.detail}".lstrip("; ")
             return
@@ -271,7 +296,7 @@ class RunState:
     def _check_cancel(self) -> None:
         cancel = self.options.cancel
         if cancel is not None and cancel.is_set():
-            raise _Stop("canceled", "canceled")
+            raise _Stop(RunStatus.CANCELED, "canceled")
 
     def _record(self, log: RunLog, name: str, status: str, t0: float, *,
                 exit_code: int | None = None, detail: str = "") -> None:

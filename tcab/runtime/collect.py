@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from tcab.atomic import atomic_dir
-from tcab.runtime.base import CollectLimits, CollectReport, Refusal
+from tcab.runtime.base import CollectLimits, CollectReport, ExecOptions, Refusal
 from tcab.runtime.links import LinkRefused, LinkResolver
 
 _CHUNK = 1 << 20
@@ -342,8 +342,6 @@ def prune_deep(runtime, container: str, src: str, limits: CollectLimits) -> list
     :class:`~tcab.runtime.base.Runtime`); return what it removed as refusals.
     A missing ``find`` removes nothing: the end-marker check of
     :func:`extract_tree` still catches an archive the engine cut short."""
-    from tcab.runtime.base import ExecOptions
-
     options = ExecOptions(user="root", workdir="/", timeout_s=_PRUNE_TIMEOUT_S)
     result = runtime.exec(container, prune_command(src, limits), options)
     cut = len(result.stdout.encode("utf-8", "replace")) >= options.tail_bytes - 4

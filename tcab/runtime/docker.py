@@ -38,7 +38,7 @@ DEFAULT_SOCKET = "unix:///run/tcab/podman.sock"
 
 def _backend_error(exc: BaseException, op: str, container: str | None = None) -> RuntimeBackendError:
     """The one place where docker-py's and requests' exceptions become ours."""
-    import docker.errors
+    import docker.errors  # docker-py is optional and slow to import: loaded with the backend
 
     where = f" (container {container[:12]})" if container else ""
     if isinstance(exc, docker.errors.APIError):
@@ -93,7 +93,7 @@ class DockerRuntime:
     # -- images -------------------------------------------------------------
 
     def ensure_image(self, ref: str, *, pull: bool = True) -> ImageInfo:
-        import docker.errors
+        import docker.errors  # optional dependency (see _backend_error)
 
         pulled = False
         try:
@@ -173,7 +173,7 @@ class DockerRuntime:
         raise RuntimeBackendError("docker runtime: the podman network has no gateway address")
 
     def remove(self, container: str) -> None:
-        import docker.errors
+        import docker.errors  # optional dependency (see _backend_error)
 
         try:
             self.api.remove_container(container, force=True, v=True)
@@ -212,7 +212,7 @@ class DockerRuntime:
 
     def _not_running(self, container: str) -> str | None:
         """None while ``container`` runs, else what happened to it."""
-        import docker.errors
+        import docker.errors  # optional dependency (see _backend_error)
 
         try:
             state = self.api.inspect_container(container).get("State") or {}

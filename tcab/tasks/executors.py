@@ -17,10 +17,6 @@ from typing import Any
 from tcab.plan import RunSpec, RuntimeSpec, TournamentSpec
 from tcab.settings import Settings
 
-# Statuses that are the harness's outcome and are kept; anything else
-# (infrastructure, canceled) is not a result, so the task fails and retries.
-KEPT_STATUSES = frozenset({"completed", "harness_error", "timed_out", "hung"})
-
 
 @dataclass(frozen=True, slots=True)
 class HarnessInfo:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 from tcab.errors import ReplayError
+from tcab.naming import tournament_id
 from tcab.plan import RuntimeSpec
 from tcab.settings import Settings
 from tcab.tasks.executors import (
@@ -136,10 +136,10 @@ def tournament(request: TournamentRequest) -> dict[str, Any]:
     spec = GameSpec.from_case(request.case, request.case.variant(t.variant))
     field = [Contestant(e.name, e.module, e.sha256) for e in request.entrants if e.sha256 is not None]
     excluded = [e.name for e in request.entrants if e.sha256 is None]
-    ident = json.dumps([spec.case, spec.version, spec.variant, t.rounds, t.seed, [c.sha256 for c in field]])
-    tid = f"{t.name}-{hashlib.sha256(ident.encode()).hexdigest()[:12]}"
-    created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     structure = request.case.match.structure if request.case.match is not None else "round-robin"
+    tid = tournament_id(t.name, case=spec.case, version=spec.version, variant=spec.variant, structure=structure,
+                        rounds=t.rounds, seed=t.seed, modules=[c.sha256 for c in field])
+    created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     result = run_tournament(
         spec, field, seed=t.seed, rounds=t.rounds, structure=structure, jobs=request.jobs,
         results_dir=settings.results_dir, modules_dir=settings.build_dir / "modules",
@@ -160,12 +160,7 @@ def tournament(request: TournamentRequest) -> dict[str, Any]:
         # What the arena recorded of each replay: the task checks the files against it.
         "replay_sha256": {_rel(settings, Path(m["replay"])): m["replay_sha256"]
                           for m in result.matches if m.get("replay_sha256")},
-        "standings": [
-            {"name": result.contestants[s.player].label, "sha256": result.contestants[s.player].sha256,
-             "played": s.played, "wins": s.wins, "draws": s.draws, "losses": s.losses,
-             "forfeits": s.forfeits, "rating": s.rating, "ci_low": s.ci_low, "ci_high": s.ci_high}
-            for s in result.standings
-        ],
+        "standings": result.standings_json(),
     }
 
 

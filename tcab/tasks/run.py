@@ -5,17 +5,16 @@ inputs hold: the seeded commit, the prompt, the harness definition, the
 image digest, and the plan entry (runtime settings included). The task's
 target ``results/sweep/runs/<name>.json`` points at the run's own folder
 ``results/runs/<run-id>/`` and repeats its status. Outcomes the harness is
-responsible for (completed, harness_error, timed_out, hung) are kept;
-``infrastructure`` and ``canceled`` are not results, so the task fails and
+responsible for (``RunStatus.is_result``: completed, harness_error,
+limit_exceeded, timed_out, hung) are kept; ``infrastructure`` and
+``canceled`` are not results, so the task fails and
 the next sweep tries again. The target requires the run folder's
 ``run.json``: a run whose folder is gone is redone (see :func:`do_run`).
 """
 
 from __future__ import annotations
 
-import datetime
 import json
-import secrets
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,10 +22,12 @@ from pathlib import Path
 from doit.exceptions import TaskFailed
 
 from tcab import atomic
+from tcab.naming import new_run_id
+from tcab.outcomes import KEPT_STATUSES
 from tcab.plan import RunSpec
 from tcab.results.lookup import recorded_run
 from tcab.tasks.context import SweepContext
-from tcab.tasks.executors import KEPT_STATUSES, RunOutcome, RunRequest
+from tcab.tasks.executors import RunOutcome, RunRequest
 from tcab.tasks.inputs import solution_inputs
 from tcab.tasks.keys import write_target
 from tcab.tasks.seed import prompt_task_name
@@ -71,12 +72,6 @@ def _shared_run_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
     if harness.stage_solution:
         shared["solution"] = solution_inputs(case, case.variant(spec.variant), ctx.cache)
     return shared
-
-
-def _new_run_id(spec: RunSpec) -> str:
-    """Sortable and unique, in the lifecycle's format: UTC time, case, variant, harness, random."""
-    now = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
-    return f"{now}-{spec.case}-{spec.variant}-{spec.harness}-{secrets.token_hex(3)}"
 
 
 def claim_path(record: str) -> Path:
@@ -154,7 +149,7 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
     else:
         if run_id is not None:
             _say(spec, f"redoing the run under its id {run_id} (its results.db row is replaced)")
-        outcome = _perform(ctx, spec, inputs, record, run_id or _new_run_id(spec))
+        outcome = _perform(ctx, spec, inputs, record, run_id or new_run_id(spec.case, spec.variant, spec.harness))
     if outcome.status not in KEPT_STATUSES:
         claim.unlink(missing_ok=True)
         claim.with_suffix(".pending").unlink(missing_ok=True)

@@ -28,7 +28,8 @@ def summary_lines(ctx: SweepContext, ran: int, uptodate: int, failed: int) -> li
         lines.append(f"  {'#':>2}  {'participant':<28} {'W':>3} {'D':>3} {'L':>3} {'F':>3}  rating (95% CI)")
         for i, s in enumerate(doc.get("standings", []), 1):
             lines.append(
-                f"  {i:>2}  {s['name']:<28} {s['wins']:>3} {s['draws']:>3} {s['losses']:>3} {s['forfeits']:>3}"
+                # "label" since one maker wrote both standings; "name" in older files
+                f"  {i:>2}  {s.get('label', s.get('name', '?')):<28} {s['wins']:>3} {s['draws']:>3} {s['losses']:>3} {s['forfeits']:>3}"
                 f"  {s['rating']:7.1f} [{s['ci_low']:.1f}, {s['ci_high']:.1f}]"
             )
         replays = doc.get("match_replays") or []

@@ -90,3 +90,38 @@ def test_a_file_that_is_not_sqlite_is_a_clear_error(tmp_path):
     path.write_bytes(b"this is not a database at all" * 100)
     with pytest.raises(ResultsError, match=str(path)):
         open_db(path)
+
+
+def test_migration_0005_adds_limit_exceeded_and_keeps_every_run_and_stage(db_path):
+    from tcab.results import record_run
+    from tests.results.results_rows import run_row
+
+    old = open_db(db_path, migrations=MIGRATIONS[:4])  # a results.db written before 0005
+    try:
+        record_run(old, run_row("r-old"), [{"stage": "pull", "status": "ok", "duration_s": 1.0},
+                                            {"stage": "session", "status": "ok", "duration_s": 9.0}])
+        with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+            old.execute("INSERT INTO runs (id, case_slug, case_version, variant, harness, status) "
+                        "VALUES ('r-x', 'c', 'v1.0.0', 'base', 'h', 'limit_exceeded')")
+    finally:
+        old.close()
+    db = open_db(db_path)
+    try:
+        assert schema_version(db) == SCHEMA_VERSION
+        assert db.execute("SELECT id, status FROM runs").fetchall() == [("r-old", "completed")]
+        assert db.execute("SELECT stage FROM stages WHERE run_id = 'r-old' ORDER BY seq").fetchall() == [
+            ("pull",), ("session",)]
+        record_run(db, run_row("r-ceiling", status="limit_exceeded"), [])
+        record_run(db, run_row("r-broken", status="catastrophic"), [])
+        assert dict(db.execute("SELECT id, status FROM runs").fetchall())["r-ceiling"] == "limit_exceeded"
+        with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+            db.execute("INSERT INTO runs (id, case_slug, case_version, variant, harness, status) "
+                       "VALUES ('r-y', 'c', 'v1.0.0', 'base', 'h', 'bogus')")
+        # The foreign key still holds after the rebuild: deleting a run deletes its stages.
+        db.execute("DELETE FROM runs WHERE id = 'r-old'")
+        assert db.execute("SELECT count(*) FROM stages").fetchone()[0] == 0
+        assert {i.name for i in db["runs"].indexes} >= {"idx_runs_report", "idx_runs_started"}
+        assert 'REFERENCES "runs"' in db.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'stages'").fetchone()[0]
+    finally:
+        db.close()

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from tcab.runtime import ContainerSpec
 
@@ -58,6 +61,37 @@ def test_sigterm_cancels_and_records(settings, scripted, podman_runtime) -> None
     (run_json,) = (settings.results_dir / "runs").glob("*/run.json")
     doc = json.loads(run_json.read_text())
     assert doc["status"] == "canceled"
+    assert podman_runtime.list_run_containers(doc["id"]) == []
+
+
+@pytest.mark.timeout(400)
+@pytest.mark.parametrize("gap_s", [0.3, 0.6, 0.9])
+def test_a_second_ctrl_c_during_cleanup_keeps_the_record(settings, scripted, podman_runtime, gap_s) -> None:
+    """Two Ctrl-C ``gap_s`` apart: the second lands while the container is
+    removed or the record is written, and must not cut either."""
+    scripted("echo agent-started; sleep 300", slug="sleeper")
+    proc = subprocess.Popen([sys.executable, "-m", "tcab", "run", "lights-out", "--harness", "sleeper"],
+                            env={**_env(settings), "COLUMNS": "200"}, cwd=settings.root,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            # A background process would otherwise start with SIGINT ignored.
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    for line in proc.stdout:
+        if "agent-started" in line or time.monotonic() > deadline:
+            break
+    proc.send_signal(signal.SIGINT)
+    time.sleep(gap_s)
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+    rest, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, rest
+    assert "Traceback" not in rest, rest
+    (run_json,) = (settings.results_dir / "runs").glob("*/run.json")
+    doc = json.loads(run_json.read_text())
+    assert doc["status"] == "canceled"
+    with sqlite3.connect(settings.results_db) as db:
+        rows = db.execute("SELECT status FROM runs WHERE id = ?", [doc["id"]]).fetchall()
+    assert rows == [("canceled",)], rest
     assert podman_runtime.list_run_containers(doc["id"]) == []
 
 

@@ -115,7 +115,7 @@ def make_executors(root: Path) -> Executors:
         _log(req.settings, f"tournament {req.spec.name}")
         ranked = sorted(req.entrants, key=lambda e: e.sha256 or "")
         standings = [
-            {"name": e.name, "sha256": e.sha256, "played": 1, "wins": len(ranked) - i - 1, "draws": 0,
+            {"rank": i + 1, "label": e.name, "module_sha256": e.sha256, "played": 1, "wins": len(ranked) - i - 1, "draws": 0,
              "losses": i, "forfeits": 0, "rating": 100.0 - i, "ci_low": 90.0 - i, "ci_high": 110.0 - i}
             for i, e in enumerate(ranked)
         ]

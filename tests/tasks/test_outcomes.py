@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from test_incremental import ALL_TASKS
 
 SCRIPTED = {t for t in ALL_TASKS if t.startswith("run:") and t.endswith("/scripted/1")}
@@ -25,12 +26,13 @@ def test_an_infrastructure_failure_is_not_a_result_and_is_retried(project, monke
                               "validate:mini/v1.0.0/two/scripted/1", "manifest", "report"}
 
 
-def test_a_harness_error_is_a_result_and_is_kept(project, monkeypatch):
-    monkeypatch.setenv("TCAB_FAKE_STATUS", "scripted:harness_error")
+@pytest.mark.parametrize("status", ["harness_error", "limit_exceeded"])
+def test_a_harness_outcome_is_a_result_and_is_kept(project, monkeypatch, status):
+    monkeypatch.setenv("TCAB_FAKE_STATUS", f"scripted:{status}")
     code, ran, _ = project.doit()
     assert code == 0 and ran == ALL_TASKS
     doc = json.loads(project.path("results/sweep/runs/mini/v1.0.0/one/scripted/1.json").read_text())
-    assert doc["status"] == "harness_error"
+    assert doc["status"] == status
     monkeypatch.delenv("TCAB_FAKE_STATUS")
     code, ran, _ = project.doit()
     assert code == 0 and ran == set(), "a kept outcome is not redone"

@@ -47,7 +47,7 @@ def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime,
     assert validations == [("lights-out", "passed")]
 
     standings = json.loads((results / "sweep/tournaments/capture-demo/standings.json").read_text())
-    assert {s["name"] for s in standings["standings"]} == {
+    assert {s["label"] for s in standings["standings"]} == {
         "baseline/random", "baseline/rush", "baseline/guard", "reference/1"}
     verified = json.loads((results / "sweep/tournaments/capture-demo/replays.json").read_text())
     assert verified["verified"] == len(standings["match_replays"]) > 0

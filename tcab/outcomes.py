@@ -1,0 +1,91 @@
+"""One vocabulary for outcomes: how a run ended and how a seat ended a match.
+
+:class:`RunStatus` is what ``run.json``, the ``runs`` table, the sweep's
+records and the reports say about a run; :class:`SeatOutcome` what a
+``match_seats`` row says about one seat. Both are ``str`` enums, so JSON and
+the database hold the same plain strings as before (``"completed"``,
+``"forfeit"``), and a member compares equal to its string.
+
+The module sits at the top of the package and imports nothing from it: the
+harness adapters (below ``runs``) produce statuses, and ``results`` reads
+them without paying for importing the run lifecycle.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class RunStatus(StrEnum):
+    """How one run ended (docs/runs.md, "Statuses")."""
+
+    #: The session exited 0 and the harness reported no failure.
+    COMPLETED = "completed"
+    #: The max runtime ran out; whatever the harness wrote is kept.
+    TIMED_OUT = "timed_out"
+    #: No output for the idle window (retry lines count as silence).
+    HUNG = "hung"
+    #: A non-zero exit, or the harness failing to reach or use its model.
+    HARNESS_ERROR = "harness_error"
+    #: The harness stopped at its own turn or budget ceiling.
+    LIMIT_EXCEEDED = "limit_exceeded"
+    #: Pull, start, install, probe, init, copy or the engine itself failed.
+    INFRASTRUCTURE = "infrastructure"
+    #: Interrupted (Ctrl-C, SIGTERM, a canceled sweep).
+    CANCELED = "canceled"
+    #: Reserved for validation: the build never produced a loadable page.
+    CATASTROPHIC = "catastrophic"
+
+    @property
+    def is_result(self) -> bool:
+        """Whether the run measured the harness: the sweep keeps it and never
+        retries it. ``infrastructure`` and ``canceled`` say nothing about the
+        harness and are run again."""
+        return self not in _NOT_RESULTS
+
+    @property
+    def label(self) -> str:
+        """The short column heading of the reports."""
+        return _LABELS[self]
+
+    @property
+    def colour(self) -> str:
+        """The colour of the status in the HTML report's charts."""
+        return _COLOURS[self]
+
+
+_NOT_RESULTS = frozenset({RunStatus.INFRASTRUCTURE, RunStatus.CANCELED})
+_LABELS = {
+    RunStatus.COMPLETED: "done", RunStatus.TIMED_OUT: "timeout", RunStatus.HUNG: "hung",
+    RunStatus.HARNESS_ERROR: "error", RunStatus.LIMIT_EXCEEDED: "limit",
+    RunStatus.INFRASTRUCTURE: "infra", RunStatus.CANCELED: "cancel", RunStatus.CATASTROPHIC: "broken",
+}
+_COLOURS = {
+    RunStatus.COMPLETED: "#2e7d32", RunStatus.TIMED_OUT: "#f9a825", RunStatus.HUNG: "#ef6c00",
+    RunStatus.HARNESS_ERROR: "#c62828", RunStatus.LIMIT_EXCEEDED: "#ad1457",
+    RunStatus.INFRASTRUCTURE: "#6a1b9a", RunStatus.CANCELED: "#757575", RunStatus.CATASTROPHIC: "#212121",
+}
+
+#: Every run status as its string, in report order.
+RUN_STATUSES: tuple[str, ...] = tuple(s.value for s in RunStatus)
+#: The statuses a sweep keeps as results (never retried).
+KEPT_STATUSES: frozenset[str] = frozenset(s.value for s in RunStatus if s.is_result)
+
+
+class SeatOutcome(StrEnum):
+    """How one seat ended a match. A forfeit (the controller broke a rule,
+    ran out of fuel, trapped) is its own outcome, whatever the score said."""
+
+    WIN = "win"
+    DRAW = "draw"
+    LOSS = "loss"
+    FORFEIT = "forfeit"
+
+    @classmethod
+    def of(cls, seat: dict) -> SeatOutcome:
+        """The outcome of a seat of a match result (``result.seats[i]``): its
+        ``outcome``, or ``forfeit`` when it carries a forfeit."""
+        return cls.FORFEIT if seat.get("forfeit") else cls(seat["outcome"])
+
+
+SEAT_OUTCOMES: tuple[str, ...] = tuple(s.value for s in SeatOutcome)
