@@ -10,8 +10,9 @@ import subprocess
 import sys
 
 import pytest
-from arena_corpus import hostile
-from arena_support import CATALOG
+
+from tests.support.arena_corpus import hostile
+from tests.support.paths import ARENA_CATALOG as CATALOG
 
 
 @pytest.fixture
