@@ -20,55 +20,109 @@ BROKEN = Path(__file__).resolve().parents[2] / "tests/fixtures/catalogs/broken"
 E2E = "end-to-end/easy"
 ADV = "adversarial/hard"
 
-# folder (relative to the catalog) -> (file the problem names, key, fragment of the message)
-EXPECTED: dict[str, tuple[str, str | None, str]] = {
-    f"{E2E}/unknown-key": ("test-case.toml", "colour", "unknown key; allowed keys: slug, name"),
-    f"{E2E}/missing-slug": ("test-case.toml", "slug", "missing required key"),
-    f"{E2E}/missing-changelog": ("test-case.toml", "changelog", "missing required key"),
-    f"{E2E}/tags-not-array": ("test-case.toml", "tags", 'expected an array of non-empty strings, got "fixture"'),
-    f"{E2E}/bad-difficulty": ("test-case.toml", "difficulty", 'expected one of easy, medium, hard, got "extreme"'),
-    f"{E2E}/difficulty-mismatch": ("test-case.toml", "difficulty", "lives under easy/"),
-    f"{E2E}/path-dotdot": ("test-case.toml", "changelog", "without '..'"),
-    f"{E2E}/path-absolute": ("test-case.toml", "description", '"/etc/passwd"'),
-    f"{E2E}/missing-file": ("test-case.toml", "prompt", '"nope.hbs": no such file'),
-    f"{E2E}/prompt-not-hbs": ("test-case.toml", "prompt", "expected a .hbs file"),
-    f"{E2E}/bad-runtime": ("test-case.toml", "max_runtime_hours", "expected a positive number, got -1"),
-    f"{E2E}/bad-experimental": ("test-case.toml", "experimental", 'expected true or false, got "yes"'),
-    f"{E2E}/build-not-table": ("test-case.toml", "build", 'expected a table, got "make"'),
-    f"{E2E}/duplicate-spec-dest": ("test-case.toml", "spec", 'two specs have the dest "specs/a.md"'),
-    f"{E2E}/reference-both": ("test-case.toml", "[[reference]][1]", "exactly one of media"),
-    f"{E2E}/duplicate-variant-slug": ("variants/again.toml", "slug", 'duplicate variant slug "base"'),
-    f"{E2E}/variant-unknown-key": ("variants/base.toml", "colour", "allowed keys: slug, name, description"),
-    f"{E2E}/variant-missing-slug": ("variants/base.toml", "slug", "missing required key"),
-    f"{E2E}/variant-invalid-toml": ("variants/base.toml", None, "invalid TOML"),
-    f"{E2E}/variant-spec-no-source": ("variants/base.toml", "[[spec]][1].source", "missing required key"),
-    f"{E2E}/variants-empty": ("test-case.toml", "variants", "at least one variant file"),
-    f"{E2E}/invalid-toml": ("test-case.toml", None, "invalid TOML"),
-    f"{E2E}/empty-manifest": ("test-case.toml", None, "empty file"),
-    f"{E2E}/binary-garbage": ("test-case.toml", None, "not a TOML file"),
-    f"{E2E}/slug-differs": ("v1.1.0/test-case.toml", "slug", "a slug is the same across versions"),
-    "end-to-end/medium/slug-taken": ("test-case.toml", "slug", 'is also the slug of'),
-    f"{E2E}/bad-version-folder": ("version-1", None, "must be named vX.Y.Z"),
-    "unit": ("unit", None, "unknown test type folder"),
-    f"{ADV}/adv-bad-fuel": ("test-case.toml", "[sandbox].fuel_per_tick", 'expected a positive integer, got "lots"'),
-    f"{ADV}/adv-bad-structure": ("test-case.toml", "[match].structure", 'expected one of round-robin, bracket, got "swiss"'),
-    f"{ADV}/adv-missing-contract": ("test-case.toml", "contract", "missing required key"),
-    f"{ADV}/adv-schema-not-json": ("test-case.toml", "[contract].world", "is not valid JSON"),
-    f"{ADV}/adv-e2e-key": ("test-case.toml", "reference", "unknown key"),
-    # made at test time
-    f"{E2E}/symlink-out": ("test-case.toml", "workspace", "leads outside the version folder"),
-    f"{E2E}/symlink-loop": ("test-case.toml", "workspace", "symlink loop"),
-    f"{E2E}/manifest-loop": ("test-case.toml", None, "cannot read"),
-}
+# Each broken folder gets exactly this one problem: (path relative to the
+# catalog, line, key, message); ``{root}`` stands for the catalog's folder.
+EXPECTED: list[tuple[str, int | None, str | None, str]] = [
+    ('adversarial/hard/adv-bad-fuel/v1.0.0/test-case.toml', 21, '[sandbox].fuel_per_tick',
+         'expected a positive integer, got "lots"'),
+    ('adversarial/hard/adv-bad-structure/v1.0.0/test-case.toml', 30, '[match].structure',
+         'expected one of round-robin, bracket, got "swiss"'),
+    ('adversarial/hard/adv-e2e-key/v1.0.0/test-case.toml', None, 'reference',
+         'unknown key; allowed keys: slug, name, difficulty, tags, experimental, summary, description, changelog, prompt, max_runtime_hours, workspace, init, assets, solution, variants, spec, build, contract, sandbox, simulation, match, replay, game'),
+    ('adversarial/hard/adv-missing-contract/v1.0.0/test-case.toml', None, 'contract',
+         'missing required key'),
+    ('adversarial/hard/adv-schema-not-json/v1.0.0/test-case.toml', 17, '[contract].world',
+         '"schemas/world.json" is not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)'),
+    ('end-to-end/easy/bad-difficulty/v1.0.0/test-case.toml', 3, 'difficulty',
+         'expected one of easy, medium, hard, got "extreme"'),
+    ('end-to-end/easy/bad-experimental/v1.0.0/test-case.toml', 9, 'experimental',
+         'expected true or false, got "yes"'),
+    ('end-to-end/easy/bad-runtime/v1.0.0/test-case.toml', 9, 'max_runtime_hours',
+         'expected a positive number, got -1'),
+    ('end-to-end/easy/bad-version-folder/version-1', None, None,
+         'version folder must be named vX.Y.Z'),
+    ('end-to-end/easy/binary-garbage/v1.0.0/test-case.toml', None, None,
+         'not a TOML file: it contains NUL bytes'),
+    ('end-to-end/easy/build-not-table/v1.0.0/test-case.toml', 9, 'build',
+         'expected a table, got "make"'),
+    ('end-to-end/easy/difficulty-mismatch/v1.0.0/test-case.toml', 3, 'difficulty',
+         'is "hard" but the case lives under easy/'),
+    ('end-to-end/easy/duplicate-spec-dest/v1.0.0/test-case.toml', None, 'spec',
+         'two specs have the dest "specs/a.md"'),
+    ('end-to-end/easy/duplicate-variant-slug/v1.0.0/variants/again.toml', 1, 'slug',
+         'duplicate variant slug "base" (also in variants/base.toml)'),
+    ('end-to-end/easy/empty-manifest/v1.0.0/test-case.toml', None, None,
+         'empty file: expected a TOML document'),
+    ('end-to-end/easy/invalid-toml/v1.0.0/test-case.toml', 1, None,
+         "invalid TOML: Illegal character '\\n'"),
+    ('end-to-end/easy/manifest-loop/v1.0.0/test-case.toml', None, None,
+         'cannot read: Too many levels of symbolic links'),
+    ('end-to-end/easy/missing-changelog/v1.0.0/test-case.toml', None, 'changelog',
+         'missing required key'),
+    ('end-to-end/easy/missing-file/v1.0.0/test-case.toml', 6, 'prompt',
+         '"nope.hbs": no such file or folder'),
+    ('end-to-end/easy/missing-slug/v1.0.0/test-case.toml', None, 'slug',
+         'missing required key'),
+    ('end-to-end/easy/path-absolute/v1.0.0/test-case.toml', 9, 'description',
+         'expected a path relative to the version folder without \'..\', got "/etc/passwd"'),
+    ('end-to-end/easy/path-dotdot/v1.0.0/test-case.toml', 5, 'changelog',
+         'expected a path relative to the version folder without \'..\', got "../changelog.md"'),
+    ('end-to-end/easy/prompt-not-hbs/v1.0.0/test-case.toml', 6, 'prompt',
+         'expected a .hbs file, got "changelog.md"'),
+    ('end-to-end/easy/reference-both/v1.0.0/test-case.toml', 18, '[[reference]][1]',
+         'expected exactly one of media (an image) or mockup (an HTML page)'),
+    ('end-to-end/easy/slug-differs/v1.1.0/test-case.toml', None, 'slug',
+         'is "slug-renamed" but v1.0.0 of this case says "slug-differs"; a slug is the same across versions'),
+    ('end-to-end/easy/symlink-loop/v1.0.0/test-case.toml', 7, 'workspace',
+         '"workspace": symlink loop'),
+    ('end-to-end/easy/symlink-out/v1.0.0/test-case.toml', 7, 'workspace',
+         '"workspace": leads outside the version folder (to {root}/end-to-end/easy)'),
+    ('end-to-end/easy/tags-not-array/v1.0.0/test-case.toml', 4, 'tags',
+         'expected an array of non-empty strings, got "fixture"'),
+    ('end-to-end/easy/unknown-key/v1.0.0/test-case.toml', 9, 'colour',
+         'unknown key; allowed keys: slug, name, difficulty, tags, experimental, summary, description, changelog, prompt, max_runtime_hours, workspace, init, assets, solution, variants, spec, build, reference'),
+    ('end-to-end/easy/variant-invalid-toml/v1.0.0/variants/base.toml', 2, None,
+         'invalid TOML: Invalid value'),
+    ('end-to-end/easy/variant-missing-slug/v1.0.0/variants/base.toml', None, 'slug',
+         'missing required key'),
+    ('end-to-end/easy/variant-spec-no-source/v1.0.0/variants/base.toml', None, '[[spec]][1].source',
+         'missing required key'),
+    ('end-to-end/easy/variant-unknown-key/v1.0.0/variants/base.toml', 5, 'colour',
+         'unknown key; allowed keys: slug, name, description, spec, workspace, solution, params'),
+    ('end-to-end/easy/variants-empty/v1.0.0/test-case.toml', 8, 'variants',
+         'expected at least one variant file'),
+    ('end-to-end/medium/slug-taken/v1.0.0/test-case.toml', None, 'slug',
+         '"ok-control" is also the slug of {root}/end-to-end/easy/ok-control'),
+    ('unit', None, None,
+         'unknown test type folder; expected one of end-to-end, adversarial'),
+]
 
-# Found by the deep check (templates, prompt, seeding plan), not by the parser.
-EXPECTED_DEEP: dict[str, tuple[str, str]] = {
-    f"{E2E}/spec-template-syntax": ("specs/rules.md.hbs:4", "template syntax error"),
-    f"{E2E}/spec-template-unknown-var": ("specs/rules.md.hbs:3", "unknown variable 'variant.params.size'"),
-    f"{E2E}/prompt-unknown-var": ("prompt.hbs:1", "unknown variable 'workspce'"),
-    f"{E2E}/seed-collision": ("specs/a.md", "from workspace and from spec specs/a.md"),
-    f"{E2E}/symlink-in-workspace": ("workspace/evil", "leads outside the workspace"),
-}
+# Found by the deep check (templates, prompt, seeding plan), not by the parser;
+# each of these versions parses and has exactly this one deep problem.
+EXPECTED_DEEP: list[tuple[str, int | None, str | None, str]] = [
+    ('end-to-end/easy/prompt-unknown-var/v1.0.0/prompt.hbs', 1, None,
+         "unknown variable 'workspce'"),
+    ('end-to-end/easy/seed-collision/v1.0.0/variants/base.toml', None, None,
+         'variant base: seed-collision@v1.0.0 variant base: sources collide:\n  specs/a.md: from workspace and from spec specs/a.md'),
+    ('end-to-end/easy/spec-template-syntax/v1.0.0/specs/rules.md.hbs', 4, None,
+         "template syntax error at column 39 near '}}' (an unclosed or mismatched {{#block}}?)"),
+    ('end-to-end/easy/spec-template-unknown-var/v1.0.0/specs/rules.md.hbs', 3, None,
+         "unknown variable 'variant.params.size'"),
+    ('end-to-end/easy/symlink-in-workspace/v1.0.0/variants/base.toml', None, None,
+         "variant base: {root}/end-to-end/easy/symlink-in-workspace/v1.0.0/workspace/evil: symlink to '/etc/passwd' leads outside the workspace workspace/"),
+]
+
+
+def _folder(rel: str) -> str:
+    """The case folder (type/difficulty/slug) a problem path is under, or the top folder."""
+    parts = rel.split("/")
+    return "/".join(parts[:3]) if len(parts) >= 3 else parts[0]
+
+
+def _as_tuples(problems: list[Problem], root: Path) -> list[tuple]:
+    prefix = f"{root}/"
+    return [(p.path.removeprefix(prefix), p.line, p.key, p.message.replace(str(root), "{root}"))
+            for p in problems]
 
 
 def _copy_case(root: Path, src: str, dest: str) -> Path:
@@ -109,52 +163,39 @@ def scanned(broken):
     return scan_catalog(broken)
 
 
-def _matching(problems: list[Problem], folder: str, file: str, key: str | None) -> list[Problem]:
-    return [p for p in problems
-            if f"/{folder}/" in f"{p.path}/" and (p.path.endswith(file) or f"/{file}" in p.path)
-            and p.key == key]
-
-
-def test_fixture_catalog_is_big_enough():
-    assert len(EXPECTED) + len(EXPECTED_DEEP) >= 20
-
-
-@pytest.mark.parametrize("folder", sorted(EXPECTED))
-def test_each_broken_manifest_gets_its_error(scanned, folder):
+@pytest.mark.parametrize("expected", EXPECTED, ids=lambda e: _folder(e[0]))
+def test_each_broken_folder_gets_exactly_its_problem(scanned, broken, expected):
     _, problems = scanned
-    file, key, fragment = EXPECTED[folder]
-    found = _matching(problems, folder, file, key)
-    assert found, f"no problem for {folder} {file} {key}; got:\n" + "\n".join(map(str, problems))
-    assert any(fragment in p.message for p in found), [str(p) for p in found]
+    folder = _folder(expected[0])
+    found = [t for t in _as_tuples(problems, broken) if _folder(t[0]) == folder]
+    assert found == [expected]
 
 
-def test_all_problems_in_one_pass_and_only_the_control_case_parses(scanned, broken):
+def test_all_problems_in_one_pass_and_nothing_else(scanned, broken):
+    """The scan reports the listed problems and no other, load_catalog raises
+    with the same list, and only the valid versions parse."""
     catalog, problems = scanned
-    slugs = {c.slug for c in catalog.versions}
-    assert "ok-control" in slugs
-    assert not slugs & {"unknown-key", "adv-bad-fuel", "empty-manifest"}
-    assert len(problems) >= len(EXPECTED)
+    assert sorted(_as_tuples(problems, broken), key=repr) == sorted(EXPECTED, key=repr)
+    assert sorted((c.slug, c.version) for c in catalog.versions) == sorted(
+        [("ok-control", "v1.0.0"), ("slug-differs", "v1.0.0")]
+        + [(_folder(e[0]).rsplit("/", 1)[1], "v1.0.0") for e in EXPECTED_DEEP])
     with pytest.raises(CatalogError) as info:
         load_catalog(broken)
-    assert len(info.value.problems) == len(problems)
+    assert info.value.problems == problems
 
 
 def test_problem_names_the_line_where_it_can(scanned):
     _, problems = scanned
-    [fuel] = _matching(problems, f"{ADV}/adv-bad-fuel", "test-case.toml", "[sandbox].fuel_per_tick")
-    assert fuel.line == 21
+    [fuel] = [p for p in problems if p.key == "[sandbox].fuel_per_tick"]
     assert str(fuel).endswith(
-        'test-case.toml:21: [sandbox].fuel_per_tick: expected a positive integer, got "lots"')
+        'adv-bad-fuel/v1.0.0/test-case.toml:21: [sandbox].fuel_per_tick: expected a positive integer, got "lots"')
 
 
-@pytest.mark.parametrize("folder", sorted(EXPECTED_DEEP))
-def test_deep_check_finds_template_and_seed_problems(scanned, folder):
+@pytest.mark.parametrize("expected", EXPECTED_DEEP, ids=lambda e: _folder(e[0]))
+def test_deep_check_finds_template_and_seed_problems(scanned, broken, expected):
     catalog, _ = scanned
-    slug = folder.rsplit("/", 1)[1]
-    case = catalog.resolve(slug)
-    problems = check_case(case)
-    where, fragment = EXPECTED_DEEP[folder]
-    assert any(where in str(p) and fragment in p.message for p in problems), problems
+    case = catalog.resolve(_folder(expected[0]).rsplit("/", 1)[1])
+    assert _as_tuples(check_case(case), broken) == [expected]
 
 
 def test_control_case_has_no_deep_problem(scanned):
