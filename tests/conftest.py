@@ -45,7 +45,7 @@ def scripted(settings: Settings):
 
 @pytest.fixture
 def make_run(settings: Settings, tmp_path: Path):
-    return lambda run_id, **kw: lights_out_run(settings, tmp_path / "trees", run_id, **kw)
+    return lambda run_id, files=None, **kw: lights_out_run(settings, tmp_path / "trees", run_id, files, **kw)
 
 
 @pytest.fixture(scope="session")
