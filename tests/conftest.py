@@ -1,5 +1,11 @@
-"""Shared fixtures.
+"""Shared fixtures (thin wrappers over tests/support/; a part's conftest
+may override one, as tests/arena does ``settings``).
 
+``settings``: Settings in a temporary folder over the shipped catalog.
+``e2e_case``: the sample end-to-end case, lights-out v1.0.0.
+``scripted``: scripted(script, slug=..., **keys) -> a harness running ``sh -c script``.
+``make_run``: make_run(run_id, files=..., case=..., version=..., solution=...) ->
+the RunRecord of a run folder written by tests/support/run_folders.py.
 ``podman_runtime``: the docker runtime on Podman's socket (``make podman``
 starts it), checked once per session. The container tests need it and the
 run images (``make images``); when either is missing they fail with the
@@ -8,7 +14,38 @@ command that fixes it, rather than skipping.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+from tcab.catalog import load_version
+from tcab.settings import Settings
+from tests.support.harness_files import scripted_harness
+from tests.support.paths import LIGHTS_OUT
+from tests.support.run_folders import lights_out_run
+from tests.support.settings import tmp_settings
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return tmp_settings(tmp_path)
+
+
+@pytest.fixture
+def e2e_case():
+    case, problems = load_version(LIGHTS_OUT)
+    assert case is not None, problems
+    return case
+
+
+@pytest.fixture
+def scripted(settings: Settings):
+    return lambda script, slug="scripted", **keys: scripted_harness(settings, script, slug, **keys)
+
+
+@pytest.fixture
+def make_run(settings: Settings, tmp_path: Path):
+    return lambda run_id, files=None, **kw: lights_out_run(settings, tmp_path / "trees", run_id, files, **kw)
 
 
 @pytest.fixture(scope="session")
@@ -36,7 +73,6 @@ def podman_runtime(base_image):
     return runtime
 
 
-
 @pytest.fixture(scope="session")
 def kube_standin(podman_runtime, tmp_path_factory):
     """The stand-in Kubernetes API server (tests/kube_standin/), one per
@@ -53,8 +89,8 @@ def kube_standin(podman_runtime, tmp_path_factory):
 @pytest.fixture
 def kube_runtime(kube_standin):
     """The kubernetes backend on the stand-in, with no fault turned on."""
-    from tests.kube_standin import Faults
     from tcab.runtime import get_runtime
+    from tests.kube_standin import Faults
 
     kube_standin.faults.__init__()  # every test starts from no faults
     del Faults

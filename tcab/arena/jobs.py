@@ -78,6 +78,8 @@ def cached_summary(job: MatchJob) -> dict | None:
         summary = orjson.loads(job.summary_path.read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return None
+    if not isinstance(summary, dict):  # damaged: play the match again, as for unreadable JSON
+        return None
     return {**summary, "cached": True}
 
 

@@ -3,21 +3,16 @@ settings in a temporary folder, and compiled WAT controllers."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
-
-from arena_corpus import controller  # noqa: E402
-from arena_support import CATALOG  # noqa: E402
-
-from tcab.arena.game import GameSpec  # noqa: E402
-from tcab.arena.resolve import resolve_game  # noqa: E402
-from tcab.settings import Settings  # noqa: E402
+from tcab.arena.game import GameSpec
+from tcab.arena.resolve import resolve_game
+from tcab.settings import Settings
+from tests.support.arena_corpus import controller
+from tests.support.paths import ARENA_CATALOG as CATALOG
 
 
 @pytest.fixture

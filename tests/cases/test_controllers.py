@@ -15,7 +15,7 @@ import wasmtime
 from tcab.arena.game import GameSpec
 from tcab.arena.match import Entrant, play_match
 from tcab.catalog import load_version
-from tests.cases.conftest import CASE, R
+from tests.support.capture import CASE, R
 
 SEEDS = (0, 1, 2)
 

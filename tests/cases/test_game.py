@@ -11,7 +11,7 @@ from pathlib import Path
 
 import fastjsonschema
 
-from tests.cases.conftest import CASE, MANIFEST, R
+from tests.support.capture import CASE, MANIFEST, R
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -90,7 +90,7 @@ SCRIPT = """
 import sys
 sys.path.insert(0, {root!r})
 from tests.cases.test_game import play
-from tests.cases.conftest import R
+from tests.support.capture import R
 state, result = play({{"width": 34, "height": 21, "agents": 4, "gates": 3}}, 2**63 + 5, max_ticks=400)
 print(R.digest(state), result)
 """

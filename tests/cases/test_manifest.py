@@ -10,7 +10,7 @@ import pytest
 from tcab.arena.game import GameSpec
 from tcab.catalog import load_version
 from tcab.seeding import render_prompt, seed_repository
-from tests.cases.conftest import CASE, R
+from tests.support.capture import CASE, R
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def test_seeded_repository_builds_on_its_own(case, slug, tmp_path):
 
 
 def test_the_specs_and_the_local_runner_state_the_manifests_limits():
-    from tests.cases.conftest import MANIFEST
+    from tests.support.capture import MANIFEST
 
     fuel, memory = MANIFEST["sandbox"]["fuel_per_tick"], MANIFEST["sandbox"]["max_memory_bytes"]
     ticks, step_ms = MANIFEST["simulation"]["max_ticks"], MANIFEST["simulation"]["timestep_ms"]

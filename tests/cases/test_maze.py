@@ -7,7 +7,7 @@ from collections import deque
 
 import pytest
 
-from tests.cases.conftest import MANIFEST, R
+from tests.support.capture import MANIFEST, R
 
 VARIANT_PARAMS = [
     {},

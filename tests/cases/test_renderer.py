@@ -13,7 +13,7 @@ from tcab.arena.game import GameSpec
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.replay import encode_replay
 from tcab.catalog import load_version
-from tests.cases.conftest import CASE, R
+from tests.support.capture import CASE, R
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from tests.cases.conftest import R, open_state, orders
+from tests.support.capture import R, open_state, orders
 
 STAY = {"orders": []}
 

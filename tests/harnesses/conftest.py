@@ -13,13 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tcab.catalog import load_version
-from tcab.harnesses import load_harness_file
 from tcab.settings import Settings
+from tests.support.harness_files import write_harness
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 FAKE = Path(__file__).parent / "fake_model"
-SAMPLE_E2E = REPO / "test-cases" / "end-to-end" / "easy" / "lights-out" / "v1.0.0"
 PORT = 8787
 LABEL = "org.tcab.definition-digest"
 
@@ -39,21 +37,6 @@ def cli_image(podman_runtime, base_image) -> str:
                                capture_output=True, text=True, timeout=1500)
         assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     return ref
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    (tmp_path / "harnesses").mkdir()
-    return Settings(root=tmp_path, catalog_dir=REPO / "test-cases",
-                    harnesses_dir=tmp_path / "harnesses", build_dir=tmp_path / "build",
-                    results_dir=tmp_path / "results", tmp_dir=tmp_path / "tmp")
-
-
-@pytest.fixture
-def e2e_case():
-    case, problems = load_version(SAMPLE_E2E)
-    assert case is not None, problems
-    return case
 
 
 def start_fake_model(script: str) -> str:
@@ -94,18 +77,6 @@ def pointed(settings: Settings):
         point = POINTING[slug]
         table["install"] = point["setup"] + start_fake_model(script)
         table["env"] = {**table.get("env", {}), **point["env"]}
-        path = settings.harnesses_dir / f"{slug}.toml"
-        path.write_text("".join(f"{k} = {_toml(v)}\n" for k, v in table.items()))
-        return load_harness_file(path)
+        return write_harness(settings, table)
 
     return make
-
-
-def _toml(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
-    return json.dumps(value)

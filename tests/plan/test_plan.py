@@ -8,6 +8,7 @@ import pytest
 
 from tcab.catalog import load_catalog
 from tcab.errors import PlanError
+from tcab.harnesses import load_harnesses
 from tcab.plan import expand, load_plan, parse_plan, plan_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,6 +138,21 @@ def test_a_missing_or_empty_plan_file_is_a_plan_error(tmp_path):
         load_plan(tmp_path / "empty.yaml")
 
 
-def test_the_shipped_plans_parse():
-    for path in [ROOT / "benchmark.yaml", *sorted((ROOT / "plans").glob("*.yaml"))]:
-        load_plan(path)
+def test_the_shipped_plans_expand_against_the_shipped_catalog_and_harnesses():
+    """Every shipped plan names only cases, variants, baselines and harnesses
+    that ship, so `doit` (and `make demo`) can start from a clean clone."""
+    catalog = load_catalog(ROOT / "test-cases")
+    harnesses = [h.slug for h in load_harnesses(ROOT / "harnesses")]
+    plans = [ROOT / "benchmark.yaml", *sorted((ROOT / "plans").glob("*.yaml"))]
+    assert len(plans) >= 2
+    for path in plans:
+        sweep = expand(load_plan(path), catalog, harnesses)
+        assert sweep.runs, path
+        assert all(len(t.participants) >= 2 for t in sweep.tournaments), path
+    demo = expand(load_plan(ROOT / "benchmark.yaml"), catalog, harnesses)
+    assert [r.name for r in demo.runs] == ["lights-out/v1.0.0/classic/reference/1",
+                                           "capture/v1.0.0/base/reference/1"]
+    (cup,) = demo.tournaments
+    assert (cup.name, cup.case) == ("capture-demo", "capture")
+    assert [p.name for p in cup.participants] == [
+        "baseline/guard", "baseline/random", "baseline/rush", "reference/1"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sweep_project import Project
+
+from tests.tasks.sweep_project import Project
 
 
 @pytest.fixture

@@ -65,9 +65,8 @@ class Project:
 
     def doit(self, *args: str) -> tuple[int, set[str], str]:
         """Run doit in this process; return (exit code, executed task names, output)."""
-        from sweep_fakes import make_executors
-
         from tcab.tasks import load_sweep
+        from tests.tasks.sweep_fakes import make_executors
 
         plan = next((a.split("=", 1)[1] for a in args if a.startswith("plan=")), None)
         sweep = load_sweep(plan, root=self.root, executors=make_executors(self.root), env={})

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from test_incremental import ALL_TASKS
+from tests.tasks.test_incremental import ALL_TASKS
 
 
 def _doit(project, *args, env=None):

@@ -201,10 +201,9 @@ def test_every_damage_at_once(project, capfd):
 def test_the_real_replay_check_reads_damaged_replays_as_failed_verifications(tmp_path):
     """What the replay task of a real sweep does with a truncated, bombed or missing
     replay: a failed verification naming the file (the task fails with it), no traceback."""
-    from sweep_project import FIXTURES
-
     from tcab.catalog import load_catalog
     from tcab.tasks.real import verify_replays
+    from tests.tasks.sweep_project import FIXTURES
 
     case = load_catalog(FIXTURES / "catalog").resolve("duel", "v1.0.0")
     truncated, bomb = tmp_path / "truncated.json.gz", tmp_path / "bomb.json.gz"

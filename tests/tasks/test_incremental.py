@@ -153,7 +153,7 @@ def test_one_task_by_name_does_one_thing(project):
 
 
 def test_a_restored_build_cache_is_up_to_date_on_another_machine(project, tmp_path):
-    from sweep_project import Project
+    from tests.tasks.sweep_project import Project
 
     project.doit()
     # Another checkout at another path; build/ restored by a CI cache with new

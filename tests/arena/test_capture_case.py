@@ -4,20 +4,20 @@ built on the host) and the capture-specific hostile controllers."""
 from __future__ import annotations
 
 import pytest
-from arena_corpus import controller, hostile
-from arena_support import ROOT
 
 from tcab.arena.build import build_baseline
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.replay import encode_replay, verify_replay
 from tcab.arena.resolve import resolve_game
 from tcab.settings import Settings
+from tests.support.arena_corpus import controller, hostile
+from tests.support.paths import CATALOG
 
 
 @pytest.fixture(scope="module")
 def capture(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("capture")
-    settings = Settings.from_env(tmp, env={"TCAB_CATALOG": str(ROOT / "test-cases")})
+    settings = Settings.from_env(tmp, env={"TCAB_CATALOG": str(CATALOG)})
     case, variant, spec = resolve_game(settings, "capture@v1.0.0")
     modules = {}
     for name in ("rush", "random"):

@@ -6,12 +6,12 @@ from __future__ import annotations
 import resource
 
 import pytest
-from arena_corpus import controller, hostile
 
 from tcab.arena.engine import ModuleCache
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.replay import verify_replay
 from tcab.arena.sandbox import FORFEIT_REASONS, Controller, Limits
+from tests.support.arena_corpus import controller, hostile
 
 HOSTILE = hostile()
 

@@ -3,30 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from tcab.runtime import ContainerSpec
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def _env(settings) -> dict[str, str]:
-    return {**os.environ, "TCAB_CATALOG": str(settings.catalog_dir),
-            "TCAB_HARNESSES": str(settings.harnesses_dir), "TCAB_RESULTS": str(settings.results_dir),
-            "TCAB_TMP": str(settings.tmp_dir)}
+from tests.support.settings import cli_env, run_tcab
 
 
 def _tcab(settings, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tcab", *args], env=_env(settings), cwd=settings.root,
-                          capture_output=True, text=True, timeout=120)
+    return run_tcab(settings, *args)
 
 
 def test_run_json_and_exit_codes(settings, scripted, podman_runtime) -> None:
@@ -49,7 +39,7 @@ def test_run_json_and_exit_codes(settings, scripted, podman_runtime) -> None:
 def test_sigterm_cancels_and_records(settings, scripted, podman_runtime) -> None:
     scripted("echo agent-started; sleep 300", slug="sleeper")
     proc = subprocess.Popen([sys.executable, "-m", "tcab", "run", "lights-out", "--harness", "sleeper"],
-                            env={**_env(settings), "COLUMNS": "200"}, cwd=settings.root,
+                            env={**cli_env(settings), "COLUMNS": "200"}, cwd=settings.root,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 60
     for line in proc.stdout:

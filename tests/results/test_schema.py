@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import random
 
-from results_rows import match_row, seat
-
 from tcab.results import MIGRATIONS, open_db, record_match
+from tests.support.results_rows import match_row, seat
 
 FRESH = """
     SELECT m.case_slug, m.case_version, m.variant, coalesce(s.label, s.module_sha256), count(*),

@@ -6,22 +6,20 @@ import copy
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from arena_corpus import controller
-from arena_support import CATALOG
 
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.replay import encode_replay, read_replay, verify_replay, write_replay
-
-HERE = Path(__file__).parent
+from tests.support.arena_corpus import controller
+from tests.support.paths import ARENA_CATALOG as CATALOG
+from tests.support.paths import REPO
 
 SCRIPT = """
 import sys
 sys.path.insert(0, {here!r})
-from arena_support import CATALOG
-from arena_corpus import controller
+from tests.support.paths import ARENA_CATALOG as CATALOG
+from tests.support.arena_corpus import controller
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.replay import encode_replay
 from tcab.arena.resolve import resolve_game
@@ -34,8 +32,8 @@ sys.stdout.buffer.write(encode_replay(rec.replay))
 
 def _play_in_subprocess(hashseed: str) -> bytes:
     env = {**os.environ, "PYTHONHASHSEED": hashseed}
-    proc = subprocess.run([sys.executable, "-c", SCRIPT.format(here=str(HERE))], env=env,
-                          capture_output=True, check=True, cwd=HERE)
+    proc = subprocess.run([sys.executable, "-c", SCRIPT.format(here=str(REPO))], env=env,
+                          capture_output=True, check=True, cwd=REPO)
     return proc.stdout
 
 

@@ -2,8 +2,8 @@
 tree and ``run.json`` from the real writer (:meth:`RunRecord.write`), so a
 test never hand-writes a record shape the reader would not accept.
 
-Import it as ``from run_folders import write_run`` (``tests/`` is on
-``sys.path``: pytest puts the root conftest's folder there).
+``lights_out_run`` lays the sample case's starter workspace with its
+solution over it, the way a finished run of lights-out leaves its folder.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tcab.catalog import CaseVersion, case_digest
+from tcab.catalog import CaseVersion, case_digest, resolve_case
 from tcab.runs import RunRecord, StageRecord
+from tcab.settings import Settings
+from tests.support.paths import LIGHTS_OUT
 
 
 def write_run(runs_dir: Path, run_id: str, case: CaseVersion, *, variant: str | None = None,
@@ -38,3 +40,20 @@ def write_run(runs_dir: Path, run_id: str, case: CaseVersion, *, variant: str | 
     )
     record.write()
     return record
+
+
+def lights_out_run(settings: Settings, trees: Path, run_id: str, files: dict[str, str] | None = None,
+                   case: str = "lights-out", version: str = "v1.0.0", solution: bool = True) -> RunRecord:
+    """A run folder of ``case`` under ``settings.runs_dir``. For lights-out,
+    ``work/`` is the starter workspace with the classic solution laid over it
+    (unless ``solution`` is false; copied through ``trees``); then ``files``."""
+    case_v = resolve_case(settings.catalog_dir, case, version)
+    tree = None
+    if case == "lights-out":
+        tree = trees / run_id
+        shutil.copytree(LIGHTS_OUT / "workspaces" / "base", tree)
+        if solution:
+            for layer in ("common", "classic"):
+                shutil.copytree(LIGHTS_OUT / "solutions" / layer, tree, dirs_exist_ok=True)
+    variant = "classic" if case == "lights-out" else None
+    return write_run(settings.runs_dir, run_id, case_v, variant=variant, tree=tree, files=files)

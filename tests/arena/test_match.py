@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from arena_corpus import controller, hostile
 
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.replay import verify_replay
 from tcab.arena.rules import load_rules
 from tcab.errors import ArenaError
+from tests.support.arena_corpus import controller, hostile
 
 
 def _e(name, n, **kw):

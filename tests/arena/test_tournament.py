@@ -6,12 +6,12 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from arena_corpus import hostile
 
 from tcab.arena.engine import sha256_hex
 from tcab.arena.rating import fit_bradley_terry, pairwise, standings
 from tcab.arena.tournament import Contestant, derive_seed, run_tournament
 from tcab.errors import ArenaError
+from tests.support.arena_corpus import hostile
 
 
 def _contestants(wasm_dir, dirs, tmp_path=None):

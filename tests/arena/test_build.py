@@ -8,9 +8,6 @@ from pathlib import Path
 
 import pytest
 import wasmtime
-from arena_corpus import controller_wat
-from arena_support import TALLY
-from run_folders import write_run
 
 import tcab.arena.build as build_module
 from tcab.arena.build import build_baseline, build_run
@@ -18,6 +15,9 @@ from tcab.arena.engine import sha256_hex
 from tcab.arena.resolve import resolve_game
 from tcab.catalog import resolve_case
 from tcab.errors import ArenaError
+from tests.support.arena_corpus import controller_wat
+from tests.support.paths import TALLY
+from tests.support.run_folders import write_run
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -14,8 +14,6 @@ import time
 
 import pytest
 import wasmtime
-from arena_corpus import big_br_table, controller, many_functions
-from arena_support import HERE, ROOT
 
 from tcab.arena import compiler
 from tcab.arena.engine import ModuleCache
@@ -23,6 +21,8 @@ from tcab.arena.match import Entrant, play_match
 from tcab.arena.preflight import LoadLimits, ModuleRejected, check_module
 from tcab.arena.sandbox import Controller, Limits
 from tcab.errors import ArenaError
+from tests.support.arena_corpus import big_br_table, controller, many_functions
+from tests.support.paths import REPO
 
 RELAXED = dict(max_functions=2_000_000, max_code_bytes=64 << 20)
 
@@ -144,7 +144,7 @@ HOST_BOUND_MIB = 128
 LOAD_CORPUS = """
 import json, resource, sys
 sys.path.insert(0, sys.argv[1])
-from arena_corpus import hostile
+from tests.support.arena_corpus import hostile
 from tcab.arena import compiler
 from tcab.arena.engine import ModuleCache
 from tcab.arena.sandbox import Controller, Limits
@@ -168,8 +168,8 @@ def test_a_host_process_loading_the_whole_corpus_stays_bounded():
     """A fresh process loads every hostile module, the bombs included: its
     own peak RSS stays under HOST_BOUND_MIB, its compile worker's under the
     compile memory limit."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TCAB_WASM_COMPILE_SECONDS": "3"}
-    done = subprocess.run([sys.executable, "-c", LOAD_CORPUS, str(HERE)], capture_output=True, text=True,
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TCAB_WASM_COMPILE_SECONDS": "3"}
+    done = subprocess.run([sys.executable, "-c", LOAD_CORPUS, str(REPO)], capture_output=True, text=True,
                           env=env, timeout=170)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])

@@ -10,8 +10,10 @@ import subprocess
 import sys
 
 import pytest
-from arena_corpus import hostile
-from arena_support import CATALOG
+
+from tests.support.arena_corpus import hostile
+from tests.support.cli_help import check_help
+from tests.support.paths import ARENA_CATALOG as CATALOG
 
 
 @pytest.fixture
@@ -89,7 +91,19 @@ def test_tournament_json_and_rows(tcab, tmp_path):
     assert table.returncode == 0 and "(champion)" in table.stdout and "baseline/three" in table.stdout
 
 
-def test_help_explains_with_examples(tcab):
-    for cmd in (["match"], ["tournament"], ["replay", "verify"], ["build"]):
-        proc = tcab(*cmd, "--help")
-        assert proc.returncode == 0 and "Example" in proc.stdout
+HELP = {
+    "match": ("[OPTIONS] CASE MODULES...",
+              {"--variant TEXT", "--seed INTEGER", "--replay FILE", "--json"}),
+    "tournament": ("[OPTIONS] CASE MODULES...",
+                   {"--variant TEXT", "--rounds INTEGER RANGE", "--structure [round-robin|bracket]",
+                    "--seed INTEGER", "-j, --jobs INTEGER RANGE", "--id TEXT", "--json"}),
+    "replay verify": ("[OPTIONS] FILE", {"--rules FILE", "--json", "--max-bytes INTEGER RANGE"}),
+    "build": ("[OPTIONS] RUN_ID", {"--runtime TEXT", "--timeout INTEGER RANGE", "--json"}),
+}
+
+
+@pytest.mark.parametrize("command", sorted(HELP))
+def test_help_shows_usage_every_option_and_a_working_example(tcab, command):
+    proc = tcab(*command.split(), "--help")
+    assert proc.returncode == 0 and proc.stderr == ""
+    check_help(proc.stdout, command, *HELP[command])

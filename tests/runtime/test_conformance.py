@@ -1,6 +1,6 @@
 """What "a backend works" means, run against every backend (docker: the real
 Podman). Every test uses a real container and the ``box`` fixture checks
-that none is left afterwards. Docker-specific checks: test_runtime_docker.py.
+that none is left afterwards. Docker-specific checks: test_docker.py.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def test_copy_in_and_out_round_trip(runtime, box, tmp_path: Path) -> None:
 
 def test_hostile_tree_from_a_real_container(runtime, box, tmp_path: Path) -> None:
     # No device file here: containers lack CAP_MKNOD, even as root (the
-    # crafted-tar tests in test_runtime_collect.py cover devices).
+    # crafted-tar tests in test_collect.py cover devices).
     setup = "ln -s /etc/passwd passwd && ln -s ../../../etc/shadow up && mkfifo pipe && echo fine > fine.txt"
     assert runtime.exec(box, ["sh", "-c", setup]).ok
     report = runtime.copy_out(box, "/work", tmp_path / "out")

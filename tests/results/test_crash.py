@@ -7,9 +7,8 @@ import os
 import signal
 import time
 
-from results_rows import match_row, run_row, seat
-
 from tcab.results import SCHEMA_VERSION, open_db, record_match, record_run, schema_version
+from tests.support.results_rows import match_row, run_row, seat
 
 
 def _write_forever(path: str, ready) -> None:

@@ -8,23 +8,14 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from run_folders import write_run
 
 from tcab.catalog import resolve_case
 from tcab.cli.runref import open_run
 from tcab.errors import CatalogError, RunError
 from tcab.settings import Settings
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return Settings(root=tmp_path, catalog_dir=REPO / "test-cases", harnesses_dir=tmp_path / "harnesses",
-                    build_dir=tmp_path / "build", results_dir=tmp_path / "results", tmp_dir=tmp_path / "tmp")
+from tests.support.run_folders import write_run
 
 
 def test_open_run_gives_the_record_and_its_case(settings: Settings) -> None:

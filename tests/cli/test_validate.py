@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
-import sys
+
+from tests.support.settings import run_tcab
 
 
 def _tcab(settings, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "TCAB_CATALOG": str(settings.catalog_dir), "TCAB_HARNESSES": str(settings.harnesses_dir),
-           "TCAB_RESULTS": str(settings.results_dir), "TCAB_TMP": str(settings.tmp_dir),
-           "TCAB_BUILD": str(settings.build_dir)}
-    return subprocess.run([sys.executable, "-m", "tcab", "validate", *args], env=env, cwd=settings.root,
-                          capture_output=True, text=True, timeout=180)
+    return run_tcab(settings, "validate", *args, timeout=180)
 
 
 def test_exit_codes_json_and_row(settings, make_run, podman_runtime) -> None:

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.support.cli_help import check_help
+
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests/fixtures/catalogs"
 SAMPLE = REPO / "test-cases/end-to-end/easy/lights-out/v1.0.0"
@@ -108,7 +112,17 @@ def test_prompt_prints_the_rendered_prompt():
     assert "- `/work/specs/torus.md` (Torus edges)" in res.stdout
 
 
-def test_help_explains_with_examples():
-    for command in (("catalog",), ("catalog", "validate"), ("seed",), ("prompt",)):
-        res = tcab(*command, "--help")
-        assert res.returncode == 0 and "Example" in res.stdout, command
+PICK = {"--version V", "--variant X", "--experimental"}
+HELP = {
+    "catalog": ("[OPTIONS] COMMAND [ARGS]...", {"--json", "--experimental"}),
+    "catalog validate": ("[OPTIONS] [PATH]", {"--json"}),
+    "seed": ("[OPTIONS] CASE", PICK | {"--out DIR", "--json"}),
+    "prompt": ("[OPTIONS] CASE", PICK),
+}
+
+
+@pytest.mark.parametrize("command", sorted(HELP))
+def test_help_shows_usage_every_option_and_a_working_example(command):
+    res = tcab(*command.split(), "--help")
+    assert res.returncode == 0 and res.stderr == ""
+    check_help(res.stdout, command, *HELP[command])

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from results_rows import match_row, run_row, seat
 
 from tcab.cli import cli
 from tcab.results import (
@@ -28,6 +27,7 @@ from tcab.results import (
     schema_version,
 )
 from tcab.results.report import Filters, build_report, connect
+from tests.support.results_rows import match_row, run_row, seat
 
 # (harness, model, variant, status, tokens_input, duration_s, build status or None)
 RUNS = [

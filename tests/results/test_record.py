@@ -5,7 +5,6 @@ from __future__ import annotations
 import multiprocessing
 
 import pytest
-from results_rows import match_row, run_row, seat
 
 from tcab.errors import ResultsError
 from tcab.results import (
@@ -16,6 +15,7 @@ from tcab.results import (
     record_run,
     record_tournament,
 )
+from tests.support.results_rows import match_row, run_row, seat
 
 
 def _counts(db) -> dict[str, int]:
