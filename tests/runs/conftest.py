@@ -53,3 +53,17 @@ def _toml(value) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
     return json.dumps(value)  # a JSON string is a valid TOML basic string
+
+
+@pytest.fixture(params=["docker", "kubernetes"])
+def runtime(request):
+    """The run lifecycle's backend, each in turn: docker on the Podman socket,
+    kubernetes on the stand-in API server (tests/kube_standin/, pods as
+    Podman containers; no real cluster). After a kubernetes test the stand-in
+    must hold no pod."""
+    if request.param == "docker":
+        yield request.getfixturevalue("podman_runtime")
+        return
+    rt = request.getfixturevalue("kube_runtime")
+    yield rt
+    assert request.getfixturevalue("kube_standin").pods() == [], "a pod was left behind"
