@@ -93,6 +93,11 @@ def test_cli_run_and_cleanup(settings, scripted, kube_runtime, kube_standin, bas
     wrong = tcab("run", "lights-out", "--harness", "says-hello", "--runtime", "kubernetes", "--k8s-memory", "lots")
     assert wrong.returncode == 2 and "memory: expected a positive Kubernetes quantity" in wrong.stderr
     assert "Traceback" not in wrong.stderr
+    runs = sorted(p.name for p in (settings.results_dir / "runs").iterdir())
+    lost = tcab("run", "lights-out", "--harness", "says-hello", "--runtime", "kubernetes", "--k8s-namespace", "lost")
+    assert lost.returncode == 2 and 'HTTP 404: namespaces "lost" not found' in lost.stderr, lost.stderr
+    assert "Traceback" not in lost.stderr
+    assert sorted(p.name for p in (settings.results_dir / "runs").iterdir()) == runs  # nothing started
     mixed = tcab("run", "lights-out", "--harness", "says-hello", "--k8s-namespace", "tcab")
     assert mixed.returncode == 2 and "needs --runtime kubernetes" in mixed.stderr
     leaked = kube_runtime.start(ContainerSpec(image=base_image, run_id="left-behind"))
