@@ -5,8 +5,9 @@
    the docker backend and on the kubernetes backend, alternating; medians
    and the ratio (target <= 1.5x). The stand-in runs in its own process
    (`python -m tests.kube_standin`), pods are Podman containers, so the
-   ratio is what the API round trips, the pod status polling, the probe
-   pod of `ensure_image` and the exec WebSockets add over docker-py.
+   ratio is what the API round trips, the pod status polling and the exec
+   WebSockets add over docker-py (the run's image digest is read from its
+   own pod: no probe pod).
 2. A sweep of 8 such runs (`doit run` on a plan with `backend: kubernetes`)
    with `-n 1` and with `-n 4`: the speed-up, on a machine of os.cpu_count()
    cores (this one: 2, shared), where 4 pods at once mostly wait on Podman.
@@ -49,12 +50,12 @@ runs:
 
 
 def one_run(settings, runtime) -> float:
-    from tcab.cli.catalog import resolve_case
+    from tcab.catalog.resolve import resolve_case
     from tcab.harnesses import load_harness
     from tcab.runs import RunOptions, execute_run
 
     t0 = time.perf_counter()
-    case = resolve_case(settings, CASE, None)
+    case = resolve_case(settings.catalog_dir, CASE)
     record = execute_run(settings, case, case.variant(None), load_harness(settings.harnesses_dir, "noop"),
                          RunOptions(runtime=runtime))
     assert record.status == "completed", record.status_detail
@@ -100,12 +101,11 @@ def main() -> None:
         one_run(settings, docker), one_run(settings, kube)  # warm, untimed
         d, k = [], []
         for _ in range(rounds):
-            kube._digests.clear()  # every run pays its probe pod, as a fresh `tcab run` does
             d.append(one_run(settings, docker))
             k.append(one_run(settings, kube))
         md, mk = statistics.median(d), statistics.median(k)
         print(f"machine: {os.cpu_count()} cores; rounds {rounds} (alternating); case {CASE}, harness noop")
-        print(f"kubernetes client start (import + version + list): {connect:.2f} s, once per process")
+        print(f"kubernetes client start (import + version + list + dry-run create): {connect:.2f} s, once per process")
         print(f"docker backend:     median {md:.3f} s  (min {min(d):.3f}, max {max(d):.3f})")
         print(f"kubernetes backend: median {mk:.3f} s  (min {min(k):.3f}, max {max(k):.3f})")
         print(f"ratio kubernetes / docker: {mk / md:.2f}x  (target <= 1.5x)")

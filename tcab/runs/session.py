@@ -205,9 +205,15 @@ class RunState:
     def _prepare(self, log: RunLog) -> None:
         rt, out = self.runtime, self.out
         image = self._step(log, "pull", lambda: rt.ensure_image(self.image_ref))
-        out.image_digest, out.image_id = image.digest, image.id
         spec = ContainerSpec(image=image.ref, run_id=self.run_id, host_gateway=self.options.preview)
-        self.container = self._step(log, "start", lambda: rt.start(spec))
+
+        def start() -> None:
+            self.container = rt.start(spec)
+            # The digest of what the container runs: a kubernetes node
+            # resolves the image only when it starts the pod.
+            running = rt.image_digest(self.container)
+            out.image_digest, out.image_id = running.digest, running.id
+        self._step(log, "start", start)
         self._step(log, "copy_in", lambda: rt.copy_in(self.container, self.seed_dir))
         if self.harness.install.strip():
             res = self._command(log, "install", ["sh", "-c", self.harness.install], workdir="/home/tcab")

@@ -222,11 +222,20 @@ class Runtime(Protocol):
 
     def ensure_image(self, ref: str, *, pull: bool = True) -> ImageInfo:
         """Return the local image ``ref``, pulling it only when missing.
-        Raises ImageNotFound when it is neither local nor pullable."""
+        Raises ImageNotFound when it is neither local nor pullable. A backend
+        whose nodes pull at start (kubernetes) returns an empty ``id`` and
+        ``digest`` until one of its containers ran ``ref``, and ``start``
+        raises ImageNotFound instead."""
         ...
 
     def start(self, spec: ContainerSpec) -> str:
         """Create and start a container idling until removed; return its id."""
+        ...
+
+    def image_digest(self, container: str) -> ImageInfo:
+        """The image the running ``container`` was started from, with the
+        digest the engine reports for it (what a run records: on kubernetes
+        ``ensure_image`` cannot know it before a pod runs the image)."""
         ...
 
     def copy_in(self, container: str, src: Path, dest: str = WORKDIR) -> None:

@@ -121,6 +121,16 @@ class DockerRuntime:
         digest = repo_digests[0] if repo_digests else info["Id"]
         return ImageInfo(ref=ref, id=info["Id"], digest=digest, pulled=pulled)
 
+    def image_digest(self, container: str) -> ImageInfo:
+        try:
+            image_id = self.api.inspect_container(container)["Image"]
+            info = self.api.inspect_image(image_id)
+        except Exception as exc:
+            raise _backend_error(exc, "inspect the image of", container) from exc
+        repo_digests = info.get("RepoDigests") or []
+        ref = (info.get("RepoTags") or [image_id])[0]
+        return ImageInfo(ref=ref, id=info["Id"], digest=repo_digests[0] if repo_digests else info["Id"])
+
     # -- containers -----------------------------------------------------------
 
     def start(self, spec: ContainerSpec) -> str:

@@ -45,9 +45,21 @@ def _runtime(spec: RuntimeSpec, max_runtime_s: float | None = None):
 def image_digest(case_type: str, spec: RuntimeSpec) -> str:
     """The digest of the image a run of ``case_type`` uses (pulled only when missing)."""
     # In the function: slow import: docker-py; `doit list` must not pay for it.
-    from tcab.runtime import resolve_image
+    import secrets
 
-    return _runtime(spec).ensure_image(resolve_image(case_type)).digest
+    from tcab.runtime import ContainerSpec, resolve_image
+
+    rt = _runtime(spec)
+    info = rt.ensure_image(resolve_image(case_type))
+    if info.digest:
+        return info.digest
+    # Kubernetes: only a node knows the digest, so one short pod per sweep
+    # process asks (the runs themselves read it from their own pods).
+    cid = rt.start(ContainerSpec(image=info.ref, run_id=f"image-digest-{secrets.token_hex(4)}"))
+    try:
+        return rt.image_digest(cid).digest
+    finally:
+        rt.remove(cid)
 
 
 def harness_info(slug: str, settings: Settings) -> HarnessInfo:

@@ -50,6 +50,7 @@ class PodStore:
         self.faults = faults
         self.pods: dict[tuple[str, str], Pod] = {}
         self.created: list[dict] = []  # every accepted body, for the tests
+        self.dry_runs: list[dict] = []  # every accepted dryRun=All body
         self.exec_urls: list[str] = []  # every exec request's path and query (what audit logs keep)
         self._version = 1
 

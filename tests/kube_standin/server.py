@@ -1,7 +1,7 @@
 """The stand-in API server's routes: exactly the calls the kubernetes backend makes.
 
-GET /version; POST, GET (one and list by label selector), DELETE
-/api/v1/namespaces/{ns}/pods; GET/POST .../pods/{name}/exec as a WebSocket.
+GET /version; POST (also as ``dryRun=All``), GET (one and list by label
+selector), DELETE /api/v1/namespaces/{ns}/pods; GET/POST .../pods/{name}/exec as a WebSocket.
 Requests need the bearer token; answers are ``metav1.Status`` on failure,
 as a real server sends them (the client reads ``message`` and ``code``).
 """
@@ -60,6 +60,14 @@ def make_app(store: PodStore, token: str) -> web.Application:
             return status(422, "Invalid", f'Pod "{name}" is invalid: ' + "; ".join(problems))
         if (ns, body["metadata"]["name"]) in store.pods:
             return status(409, "AlreadyExists", f'pods "{body["metadata"]["name"]}" already exists')
+        dry = request.query.getall("dryRun", [])
+        if dry:
+            # As a real server: "All" is the only value; authorized, admitted
+            # and validated like a create (above), never stored or started.
+            if dry != ["All"]:
+                return status(400, "BadRequest", f"Invalid dryRun value {dry!r}: valid values are 'All'")
+            store.dry_runs.append(body)
+            return web.json_response({**body, "status": {"phase": "Pending"}}, status=201)
         pod = store.add(ns, body)
         return web.json_response(pod.obj, status=201)
 

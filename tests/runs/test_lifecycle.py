@@ -1,5 +1,7 @@
 """Every run status, produced for real by scripted harnesses in real
-containers, each followed by the check that no container is left."""
+containers, each followed by the check that no container is left; on both
+backends (the ``runtime`` fixture: docker, and kubernetes through the
+stand-in API server). Kubernetes-only faults: test_runs_kubernetes.py."""
 
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ def _db_row(settings, run_id: str) -> dict:
     return {**dict(row), "stage_names": stages}
 
 
-def test_completed_with_install_init_and_records(settings, e2e_case, scripted, podman_runtime) -> None:
+def test_completed_with_install_init_and_records(settings, e2e_case, scripted, runtime) -> None:
     agent = ("#!/bin/sh\ncase \"$1\" in --version) echo fake-agent 2.1; exit 0;; esac\n"
              "echo working on: $(printf %s \"$1\" | head -c 40)\necho made > made.txt\n"
              "git add -A && git commit -qm agent-work && echo committed\n")
@@ -44,7 +46,7 @@ def test_completed_with_install_init_and_records(settings, e2e_case, scripted, p
                 "&& chmod +x ~/.local/bin/fake-agent && echo installed")
     case = dataclasses.replace(e2e_case, init="echo init-ran > .init-marker && echo init done")
     events: list[dict] = []
-    record = _run(settings, case, harness, podman_runtime, on_event=events.append)
+    record = _run(settings, case, harness, runtime, on_event=events.append)
 
     assert record.status == "completed", record.status_detail
     assert record.harness_version == "fake-agent 2.1"
@@ -59,7 +61,7 @@ def test_completed_with_install_init_and_records(settings, e2e_case, scripted, p
 
     doc = json.loads((record.run_dir / "run.json").read_text())
     assert doc["status"] == "completed" and doc["subject"]["case"] == "lights-out"
-    assert doc["subject"]["harness_version"] == "fake-agent 2.1" and doc["runtime"] == "docker"
+    assert doc["subject"]["harness_version"] == "fake-agent 2.1" and doc["runtime"] == runtime.name
     raw = [json.loads(line) for line in (record.run_dir / "raw.jsonl").read_text().splitlines()]
     assert {"stage": "install", "stream": "stdout", "line": "installed"}.items() <= raw[0].items()
     assert any(r["stage"] == "session" and r["line"] == "committed" for r in raw)
@@ -74,94 +76,96 @@ def test_completed_with_install_init_and_records(settings, e2e_case, scripted, p
     assert row["stage_names"] == list(_stages(record))
 
 
-def test_harness_error(settings, e2e_case, scripted, podman_runtime) -> None:
-    record = _run(settings, e2e_case, scripted("echo trying; echo bad thing >&2; exit 3"), podman_runtime)
+def test_harness_error(settings, e2e_case, scripted, runtime) -> None:
+    record = _run(settings, e2e_case, scripted("echo trying; echo bad thing >&2; exit 3"), runtime)
     assert record.status == "harness_error" and "exit 3" in record.status_detail
     assert "bad thing" in record.status_detail
     assert (record.run_dir / "work" / "specs").is_dir()  # collected anyway
 
 
-def test_timed_out_keeps_the_source(settings, e2e_case, scripted, podman_runtime) -> None:
+def test_timed_out_keeps_the_source(settings, e2e_case, scripted, runtime) -> None:
     script = "echo partial > progress.txt; while true; do echo still working; sleep 0.3; done"
-    record = _run(settings, e2e_case, scripted(script), podman_runtime, max_runtime_s=3.0)
+    record = _run(settings, e2e_case, scripted(script), runtime, max_runtime_s=3.0)
     assert record.status == "timed_out" and "max runtime" in record.status_detail, record.status_detail
     assert (record.run_dir / "work" / "progress.txt").read_text() == "partial\n"
     assert _stages(record)["session"] == "timed_out"
 
 
-def test_hung_after_the_idle_window(settings, e2e_case, scripted, podman_runtime) -> None:
-    record = _run(settings, e2e_case, scripted("echo thinking; sleep 300"), podman_runtime,
+def test_hung_after_the_idle_window(settings, e2e_case, scripted, runtime) -> None:
+    record = _run(settings, e2e_case, scripted("echo thinking; sleep 300"), runtime,
                   idle_timeout_s=1.0)
     assert record.status == "hung" and _stages(record)["session"] == "hung"
     assert record.duration_s < 20
 
 
-def test_install_failure_is_infrastructure(settings, e2e_case, scripted, podman_runtime) -> None:
+def test_install_failure_is_infrastructure(settings, e2e_case, scripted, runtime) -> None:
     harness = scripted("echo never", install="echo fetching; echo boom-404 >&2; exit 1")
-    record = _run(settings, e2e_case, harness, podman_runtime)
+    record = _run(settings, e2e_case, harness, runtime)
     assert record.status == "infrastructure" and "install failed (exit 1)" in record.status_detail
     assert "boom-404" in record.status_detail  # the captured output is surfaced
     assert "session" not in _stages(record) and _stages(record)["install"] == "failed"
 
 
-def test_missing_binary_is_infrastructure(settings, e2e_case, scripted, podman_runtime) -> None:
+def test_missing_binary_is_infrastructure(settings, e2e_case, scripted, runtime) -> None:
     harness = scripted("x", binary="not-installed-agent", version_args=["--version"], install="true")
-    record = _run(settings, e2e_case, harness, podman_runtime)
+    record = _run(settings, e2e_case, harness, runtime)
     assert record.status == "infrastructure" and "probe `not-installed-agent --version`" in record.status_detail
 
 
-def test_init_failure_is_infrastructure(settings, e2e_case, scripted, podman_runtime) -> None:
+def test_init_failure_is_infrastructure(settings, e2e_case, scripted, runtime) -> None:
     case = dataclasses.replace(e2e_case, init="echo init-broke; exit 4")
-    record = _run(settings, case, scripted("echo never"), podman_runtime)
+    record = _run(settings, case, scripted("echo never"), runtime)
     assert record.status == "infrastructure" and "init failed (exit 4): init-broke" in record.status_detail
     assert "session" not in _stages(record)
 
 
-def test_missing_image_is_infrastructure(settings, e2e_case, scripted, podman_runtime, monkeypatch) -> None:
+def test_missing_image_is_infrastructure(settings, e2e_case, scripted, runtime, monkeypatch) -> None:
     monkeypatch.setenv("TCAB_CONTAINER_IMAGE_BASE_WASM", "localhost/tcab/no-such-image:never")
-    record = _run(settings, e2e_case, scripted("echo never"), podman_runtime)
-    assert record.status == "infrastructure" and "pull failed" in record.status_detail
-    assert record.image == "localhost/tcab/no-such-image:never"
-    assert _stages(record)["pull"] == "failed"
+    record = _run(settings, e2e_case, scripted("echo never"), runtime)
+    failed = "start" if runtime.name == "kubernetes" else "pull"  # a node pulls when the pod starts
+    assert record.status == "infrastructure" and f"{failed} failed" in record.status_detail
+    assert "localhost/tcab/no-such-image:never" in record.status_detail
+    assert record.image == "localhost/tcab/no-such-image:never" and record.image_digest is None
+    assert _stages(record)[failed] == "failed"
 
 
-def test_canceled(settings, e2e_case, scripted, podman_runtime) -> None:
+def test_canceled(settings, e2e_case, scripted, runtime) -> None:
     cancel = threading.Event()
 
     def on_event(event: dict) -> None:
         if event["kind"] == "message" and event["text"] == "started":
             cancel.set()
 
-    record = _run(settings, e2e_case, scripted("echo started; sleep 300"), podman_runtime,
+    record = _run(settings, e2e_case, scripted("echo started; sleep 300"), runtime,
                   cancel=cancel, on_event=on_event)
     assert record.status == "canceled" and _stages(record)["session"] == "canceled"
 
 
 def test_interrupt_inside_start_still_removes_the_container(settings, e2e_case, scripted,
-                                                            podman_runtime) -> None:
+                                                            runtime) -> None:
     # Ctrl-C lands after the engine created the container but before its id came back.
-    real_start = podman_runtime.start
+    real_start = runtime.start
 
     def start_then_interrupt(spec):
         real_start(spec)
         raise KeyboardInterrupt
 
-    podman_runtime.start = start_then_interrupt
-    opts = RunOptions(runtime=podman_runtime, run_id="interrupted-start")
+    runtime.start = start_then_interrupt
+    opts = RunOptions(runtime=runtime, run_id="interrupted-start")
     try:
         with pytest.raises(KeyboardInterrupt):
             execute_run(settings, e2e_case, e2e_case.variant(None), scripted("echo never"), opts)
     finally:
-        del podman_runtime.start
-    assert podman_runtime.list_run_containers("interrupted-start") == []
+        del runtime.start
+    assert runtime.list_run_containers("interrupted-start") == []
     doc = json.loads((settings.runs_dir / "interrupted-start" / "run.json").read_text())
     assert doc["status"] == "canceled"
     assert {s["stage"]: s["status"] for s in doc["stages"]}["remove"] == "ok"
 
 
-def test_hostile_tree_is_refused_and_listed(settings, e2e_case, scripted, podman_runtime) -> None:
+def test_hostile_tree_is_refused_and_listed(settings, e2e_case, scripted, runtime) -> None:
     script = "ln -s /etc/passwd passwd-link && mkfifo pipe && echo ok > fine.txt"
-    record = _run(settings, e2e_case, scripted(script), podman_runtime)
+    record = _run(settings, e2e_case, scripted(script), runtime)
     assert record.status == "completed"
     reasons = {r.path: r.reason for r in record.refused}
     assert "outside the tree" in reasons["passwd-link"] and reasons["pipe"] == "FIFO refused"
@@ -171,20 +175,20 @@ def test_hostile_tree_is_refused_and_listed(settings, e2e_case, scripted, podman
         {"path": r.path, "reason": r.reason} for r in record.refused]
 
 
-def test_size_cap_refuses_the_tree(settings, e2e_case, scripted, podman_runtime) -> None:
+def test_size_cap_refuses_the_tree(settings, e2e_case, scripted, runtime) -> None:
     from tcab.runtime import CollectLimits
 
-    record = _run(settings, e2e_case, scripted("head -c 2000000 /dev/urandom > big.bin"), podman_runtime,
+    record = _run(settings, e2e_case, scripted("head -c 2000000 /dev/urandom > big.bin"), runtime,
                   limits=CollectLimits(max_bytes=1_000_000))
     assert record.status == "completed" and "size cap" in record.status_detail
     assert record.files == 0 and not any((record.run_dir / "work").iterdir())
 
 
-def test_reference_harness_completes_the_sample_case(settings, e2e_case, podman_runtime) -> None:
+def test_reference_harness_completes_the_sample_case(settings, e2e_case, runtime) -> None:
     from tcab.harnesses import load_harness
 
     harness = load_harness(Path(__file__).resolve().parents[2] / "harnesses", "reference")
-    record = _run(settings, e2e_case, harness, podman_runtime)
+    record = _run(settings, e2e_case, harness, runtime)
     assert record.status == "completed", record.status_detail
     work = record.run_dir / "work"
     expected: dict[Path, bytes] = {}

@@ -1,7 +1,8 @@
-"""The run lifecycle on the kubernetes backend (the stand-in API server,
-pods as Podman containers): every status, cancel, refusals, secrets, and
-the faults a cluster adds. Each run is followed by the check that no pod
-is left behind."""
+"""What only the kubernetes backend has in a run (the stand-in API server,
+pods as Podman containers): one pod per run, the faults a cluster adds, the
+CLI's settings and cleanup. Every status, cancel, refusals and secrets run
+on both backends in test_runs_lifecycle.py and test_runs_secrets.py. Each
+run is followed by the check that no pod is left behind."""
 
 from __future__ import annotations
 
@@ -15,8 +16,6 @@ import pytest
 
 from tcab.runs import RunOptions, execute_run
 
-TOKEN = "sk-test-kube-5e1d9b3a7c"
-
 
 def _run(settings, case, harness, runtime, standin, **options):
     record = execute_run(settings, case, case.variant(None), harness, RunOptions(runtime=runtime, **options))
@@ -29,50 +28,27 @@ def _stages(record) -> dict[str, str]:
     return {s.stage: s.status for s in record.stages}
 
 
-@pytest.mark.timeout(600)
-def test_statuses(settings, e2e_case, scripted, kube_runtime, kube_standin) -> None:
-    done = _run(settings, e2e_case, scripted("echo building; echo made > made.txt; git add -A; git commit -qm m"),
-                kube_runtime, kube_standin)
-    assert done.status == "completed", done.status_detail
-    assert (done.run_dir / "work" / "made.txt").read_text() == "made\n"
-    assert done.image_digest and "sha256:" in done.image_digest
-    bad = _run(settings, e2e_case, scripted("echo bad thing >&2; exit 3"), kube_runtime, kube_standin)
-    assert bad.status == "harness_error" and "exit 3" in bad.status_detail
-    slow = _run(settings, e2e_case, scripted("echo start; sleep 300"), kube_runtime, kube_standin, max_runtime_s=4.0)
-    assert slow.status == "timed_out"
-    hung = _run(settings, e2e_case, scripted("echo thinking; sleep 300"), kube_runtime, kube_standin,
-                idle_timeout_s=2.0)
-    assert hung.status == "hung" and _stages(hung)["session"] == "hung"
+@pytest.mark.timeout(300)
+def test_a_run_is_one_pod_and_records_its_image_id(settings, e2e_case, scripted, kube_runtime, kube_standin,
+                                                    podman_runtime, base_image) -> None:
+    created = len(kube_standin.store.created)
+    record = _run(settings, e2e_case, scripted("echo made > made.txt"), kube_runtime, kube_standin)
+    assert record.status == "completed", record.status_detail
+    pods = kube_standin.store.created[created:]
+    assert len(pods) == 1, "a run creates its own pod and no other (no image probe pod)"
+    assert pods[0]["metadata"]["labels"]["org.tcab.run-id"] == record.id
+    # The digest recorded is the imageID the run's own pod reported.
+    assert record.image_digest == podman_runtime.ensure_image(base_image).digest
+    assert json.loads((record.run_dir / "run.json").read_text())["image"]["digest"] == record.image_digest
 
 
 @pytest.mark.timeout(300)
-def test_canceled_and_hostile_tree(settings, e2e_case, scripted, kube_runtime, kube_standin) -> None:
-    cancel = threading.Event()
-
-    def on_event(event: dict) -> None:
-        if event["kind"] == "message" and event["text"] == "started":
-            cancel.set()
-
-    record = _run(settings, e2e_case, scripted("echo started; sleep 300"), kube_runtime, kube_standin,
-                  cancel=cancel, on_event=on_event)
-    assert record.status == "canceled"
-    script = "ln -s /etc/passwd passwd; mkfifo pipe; echo fine > fine.txt; chmod 000 fine.txt; echo ok > ok.txt"
-    hostile = _run(settings, e2e_case, scripted(script), kube_runtime, kube_standin)
-    reasons = {r.path: r.reason for r in hostile.refused}
-    assert "outside" in reasons["passwd"] and reasons["pipe"] == "FIFO refused"
+def test_an_unreadable_file_is_refused_in_the_pod(settings, e2e_case, scripted, kube_runtime, kube_standin) -> None:
+    script = "echo fine > fine.txt; chmod 000 fine.txt; echo ok > ok.txt"
+    record = _run(settings, e2e_case, scripted(script), kube_runtime, kube_standin)
+    reasons = {r.path: r.reason for r in record.refused}
     assert "unreadable in the pod" in reasons["fine.txt"]  # the pod has no root to read it with
-    assert (hostile.run_dir / "work" / "ok.txt").exists()
-
-
-@pytest.mark.timeout(300)
-def test_secrets_never_written(settings, e2e_case, scripted, kube_runtime, kube_standin) -> None:
-    harness = scripted('echo "token=$KTOKEN"; printf %s "$KTOKEN" > leak.txt; exit 5', secrets=["KTOKEN"])
-    record = _run(settings, e2e_case, harness, kube_runtime, kube_standin, env={"KTOKEN": TOKEN})
-    assert record.status == "harness_error"
-    assert "token=[secret:KTOKEN]" in (record.run_dir / "raw.jsonl").read_text()
-    for path in (p for p in settings.root.rglob("*") if p.is_file()):
-        assert TOKEN.encode() not in path.read_bytes(), path
-    assert not any(TOKEN in url for url in kube_standin.store.exec_urls)
+    assert (record.run_dir / "work" / "ok.txt").exists()
 
 
 @pytest.mark.timeout(300)
@@ -93,7 +69,7 @@ def test_cluster_faults_are_infrastructure(settings, e2e_case, scripted, kube_ru
     monkeypatch.setenv("TCAB_CONTAINER_IMAGE_BASE_WASM", "localhost/tcab/no-such-image:never")
     missing = _run(settings, e2e_case, scripted("echo never"), kube_runtime, kube_standin)
     assert missing.status == "infrastructure" and "ErrImagePull" in missing.status_detail
-    assert _stages(missing)["pull"] == "failed"
+    assert _stages(missing)["start"] == "failed"  # the node pulls when the pod starts
 
 
 @pytest.mark.timeout(300)
@@ -117,9 +93,33 @@ def test_cli_run_and_cleanup(settings, scripted, kube_runtime, kube_standin, bas
     wrong = tcab("run", "lights-out", "--harness", "says-hello", "--runtime", "kubernetes", "--k8s-memory", "lots")
     assert wrong.returncode == 2 and "memory: expected a positive Kubernetes quantity" in wrong.stderr
     assert "Traceback" not in wrong.stderr
+    runs = sorted(p.name for p in (settings.results_dir / "runs").iterdir())
+    lost = tcab("run", "lights-out", "--harness", "says-hello", "--runtime", "kubernetes", "--k8s-namespace", "lost")
+    assert lost.returncode == 2 and 'HTTP 404: namespaces "lost" not found' in lost.stderr, lost.stderr
+    assert "Traceback" not in lost.stderr
+    assert sorted(p.name for p in (settings.results_dir / "runs").iterdir()) == runs  # nothing started
     mixed = tcab("run", "lights-out", "--harness", "says-hello", "--k8s-namespace", "tcab")
     assert mixed.returncode == 2 and "needs --runtime kubernetes" in mixed.stderr
     leaked = kube_runtime.start(ContainerSpec(image=base_image, run_id="left-behind"))
     clean = tcab("cleanup", "--runtime", "kubernetes", "--json")
     assert clean.returncode == 0, clean.stderr
     assert json.loads(clean.stdout)["removed"] == [leaked] and kube_standin.pods() == []
+
+
+@pytest.mark.timeout(300)
+def test_a_preview_reaches_the_drivers_pod_ip(settings, e2e_case, scripted, kube_standin, monkeypatch) -> None:
+    from tcab.runtime import get_runtime
+
+    kube_standin.faults.__init__()
+    monkeypatch.setenv("POD_IP", "10.254.0.7")  # what the downward API gives a driver pod
+    rt = get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig))
+    look = "getent hosts host.docker.internal || echo unmapped"
+    watched = _run(settings, e2e_case, scripted(look), rt, kube_standin, preview=True)
+    assert watched.status == "completed", watched.status_detail
+    lines = (watched.run_dir / "raw.jsonl").read_text()
+    assert "10.254.0.7" in lines and "host.docker.internal" in lines
+    assert kube_standin.store.created[-1]["spec"]["hostAliases"] == [
+        {"ip": "10.254.0.7", "hostnames": ["host.docker.internal"]}]
+    unwatched = _run(settings, e2e_case, scripted(look), rt, kube_standin)
+    assert "hostAliases" not in kube_standin.store.created[-1]["spec"]
+    assert "10.254.0.7" not in (unwatched.run_dir / "raw.jsonl").read_text()

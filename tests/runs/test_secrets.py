@@ -12,7 +12,7 @@ TOKEN = "sk-test-3f9a1c7e5b2d4a6f8e0c"
 EXTRA = "extra-secret-value-77aa"
 
 
-def test_secrets_are_passed_in_and_never_written(settings, e2e_case, scripted, podman_runtime) -> None:
+def test_secrets_are_passed_in_and_never_written(settings, e2e_case, scripted, runtime, request) -> None:
     script = ('echo "token=$TCAB_TEST_TOKEN"; echo "extra=$TCAB_EXTRA" >&2; '
               'printf %s "$TCAB_TEST_TOKEN" > leak.txt; echo safe > safe.txt; '
               'echo x > "name-$TCAB_EXTRA.txt"; '
@@ -20,9 +20,9 @@ def test_secrets_are_passed_in_and_never_written(settings, e2e_case, scripted, p
               'echo "{\\"type\\":\\"result\\",\\"result\\":\\"$TCAB_TEST_TOKEN\\"}"; exit 5')
     harness = scripted(script, secrets=["TCAB_TEST_TOKEN"], adapter="claude-stream-json")
     record = execute_run(settings, e2e_case, e2e_case.variant(None), harness, RunOptions(
-        runtime=podman_runtime, secrets=("TCAB_EXTRA",),
+        runtime=runtime, secrets=("TCAB_EXTRA",),
         env={"TCAB_TEST_TOKEN": TOKEN, "TCAB_EXTRA": EXTRA}))
-    assert podman_runtime.list_run_containers(record.id) == []
+    assert runtime.list_run_containers(record.id) == []
     assert record.status == "harness_error"
 
     # The session saw the values: their redacted forms are in the log.
@@ -40,6 +40,9 @@ def test_secrets_are_passed_in_and_never_written(settings, e2e_case, scripted, p
         data = path.read_bytes()
         assert TOKEN.encode() not in data and EXTRA.encode() not in data, path
         assert EXTRA not in str(path) and TOKEN not in str(path), path
+    if runtime.name == "kubernetes":  # exec URLs land in the API server's audit log
+        urls = request.getfixturevalue("kube_standin").store.exec_urls
+        assert urls and not any(TOKEN in u or EXTRA in u for u in urls)
 
 
 def test_missing_secret_is_bad_input(settings, e2e_case, scripted) -> None:

@@ -30,15 +30,24 @@ def test_pull_failure_is_raised_at_once_with_the_reason(kube_runtime, kube_stand
     kube_standin.faults.pull_fail.add(base_image)
     with pytest.raises(ImageNotFound, match="registry refused"):
         kube_runtime.start(_spec(base_image, "pull-refused"))
-    with pytest.raises(ImageNotFound, match="registry refused"):
-        kube_runtime.ensure_image(base_image)
     assert time.monotonic() - t0 < 60
     _no_pods(kube_standin)
 
 
+def test_ensure_image_starts_no_pod(kube_runtime, kube_standin, base_image) -> None:
+    # The node pulls at pod start: asking for an image costs no pod, and a
+    # missing one is raised by start (above), not here.
+    before = len(kube_standin.store.created)
+    fresh = kube_runtime.ensure_image("localhost/tcab/no-such-image:never")
+    assert (fresh.id, fresh.digest) == ("", "")
+    assert len(kube_standin.store.created) == before
+
+
 def test_pull_disabled_never_pulls(kube_runtime, kube_standin) -> None:
+    kube_runtime.ensure_image("localhost/tcab/no-such-image:never", pull=False)
     with pytest.raises(ImageNotFound, match="ErrImageNeverPull"):
-        kube_runtime.ensure_image("localhost/tcab/no-such-image:never", pull=False)
+        kube_runtime.start(_spec("localhost/tcab/no-such-image:never", "never-pull"))
+    assert kube_standin.store.created[-1]["spec"]["containers"][0]["imagePullPolicy"] == "Never"
     _no_pods(kube_standin)
 
 
@@ -133,9 +142,23 @@ def test_missing_rbac_is_a_clear_error_before_a_run(kube_standin, base_image) ->
     with pytest.raises(RuntimeBackendError, match="HTTP 403.*missing RBAC: apply containers/kubernetes/rbac.yaml"):
         get_runtime("kubernetes", kubeconfig=kc)
     kube_standin.faults.forbidden = {"create"}
-    with pytest.raises(RuntimeBackendError, match="create pod in namespace tcab.*403.*cannot create"):
-        get_runtime("kubernetes", kubeconfig=kc).start(_spec(base_image, "rbac"))
+    created = len(kube_standin.store.created)
+    with pytest.raises(RuntimeBackendError, match="create pods in namespace tcab \\(a dry run, before any run\\)"
+                                                  ".*403.*cannot create.*rbac.yaml"):
+        get_runtime("kubernetes", kubeconfig=kc)
     kube_standin.faults.forbidden = set()
+    assert len(kube_standin.store.created) == created  # refused before any pod existed
+    _no_pods(kube_standin)
+
+
+def test_constructing_the_backend_creates_nothing(kube_standin) -> None:
+    kube_standin.faults.__init__()
+    created, dry = len(kube_standin.store.created), len(kube_standin.store.dry_runs)
+    get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), cpu="1", node_selector="pool=a")
+    assert len(kube_standin.store.created) == created and len(kube_standin.store.dry_runs) == dry + 1
+    body = kube_standin.store.dry_runs[-1]  # the run pod's manifest, settings included
+    assert body["spec"]["containers"][0]["resources"]["limits"]["cpu"] == "1"
+    assert body["spec"]["nodeSelector"] == {"pool": "a"}
     _no_pods(kube_standin)
 
 
@@ -149,9 +172,9 @@ def test_unreachable_server_wrong_context_and_namespace(kube_standin, base_image
     assert time.monotonic() - t0 < 30
     with pytest.raises(RuntimeBackendError, match="context nope.*Expected object with name nope"):
         get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), context="nope")
-    rt = get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), namespace="missing")
-    with pytest.raises(RuntimeBackendError, match='namespaces "missing" not found'):
-        rt.start(_spec(base_image, "ns"))
+    # A list in a missing namespace answers an empty list; the dry-run create is refused.
+    with pytest.raises(RuntimeBackendError, match='namespace missing .*HTTP 404: namespaces "missing" not found'):
+        get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), namespace="missing")
     with pytest.raises(RuntimeBackendError, match="namespace: 'Bad_NS' is not a valid namespace"):
         get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), namespace="Bad_NS")
     with pytest.raises(RuntimeBackendError, match="memory: expected a positive Kubernetes quantity"):
@@ -190,7 +213,13 @@ def test_cleanup_by_label_removes_every_run_pod(kube_runtime, kube_standin, base
 
 @pytest.mark.timeout(120)
 def test_image_digest_comes_from_the_pods_image_id(kube_runtime, kube_standin, base_image, podman_runtime) -> None:
-    info = kube_runtime.ensure_image(base_image)
     local = podman_runtime.ensure_image(base_image)
+    pod = kube_runtime.start(_spec(base_image, "digest"))
+    try:
+        info = kube_runtime.image_digest(pod)
+    finally:
+        kube_runtime.remove(pod)
     assert info.digest == local.digest  # the node's RepoDigest, as the kubelet reports it
+    assert info.id in info.digest
+    assert info.ref == base_image and kube_runtime.ensure_image(base_image) == info
     _no_pods(kube_standin)

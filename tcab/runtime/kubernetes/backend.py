@@ -9,9 +9,14 @@ docs/kubernetes.md for the settings, the RBAC and what an operator watches.
 Differences from the docker backend, all from what Kubernetes allows:
 commands run as the pod's one unprivileged user (``ExecOptions.user`` other
 than the run user is refused: the pod has no privilege escalation); the
-image digest is the ``imageID`` a node reports, so ``ensure_image`` starts
-a short probe pod the first time a reference is asked for; ``pids_limit``
-is the node's (kubelet ``podPidsLimit``), not per pod.
+node pulls the image when the run pod starts, so ``ensure_image`` starts no
+pod and a pull failure is raised by ``start``; the image digest is the
+``imageID`` the run pod reports (``image_digest``); ``pids_limit`` is the
+node's (kubelet ``podPidsLimit``), not per pod. The constructor checks,
+before any run starts, that the API server answers, that pods can be
+listed and (a server-side dry run, nothing persisted) created in the
+namespace: a wrong namespace, missing RBAC or a refused setting is an
+error there, not a run's ``infrastructure``.
 
 **No real cluster has been exercised here**: the backend is tested against
 the stand-in API server in ``tests/kube_standin/`` (real HTTP and WebSocket,
@@ -21,7 +26,6 @@ manifests through ``podman kube play``.
 
 from __future__ import annotations
 
-import secrets
 import threading
 from pathlib import Path
 from typing import BinaryIO
@@ -54,6 +58,8 @@ from tcab.runtime.kubernetes.pods import (
 )
 
 _TIMEOUT = (10, 60)  # (connect, read) seconds for every plain API call
+#: The image of the constructor's dry-run pod: never pulled (dry run, pull policy Never).
+PREFLIGHT_IMAGE = "tcab.invalid/preflight:dry-run"
 
 
 class KubernetesRuntime:
@@ -73,30 +79,49 @@ class KubernetesRuntime:
         self._stream_core = client.CoreV1Api(client.ApiClient(configuration))
         self._stream_lock = threading.Lock()
         self._digests: dict[str, ImageInfo] = {}
+        self._never_pull: set[str] = set()
         self.namespace = self.settings.namespace
         try:
             self.server_version = client.VersionApi(self.core.api_client).get_code(_request_timeout=_TIMEOUT).git_version
         except Exception as exc:
             raise kube_error(exc, f"reach the API server at {configuration.host}") from exc
-        self.list_run_containers()  # a missing RBAC grant shows here, before any run starts
+        self.list_run_containers()  # a missing "list" grant shows here, before any run starts
+        self._preflight()
+
+    def _preflight(self) -> None:
+        """Create a run pod as a server-side dry run (``dryRun=All``: authorized,
+        admitted and validated like a real create, never persisted). A list in
+        a missing namespace answers an empty list, so only a create shows it:
+        the NamespaceLifecycle admission plugin answers 404 for it; a missing
+        "create" grant answers 403; a setting the schema refuses, 422."""
+        spec = ContainerSpec(image=PREFLIGHT_IMAGE, run_id="preflight")
+        name = pod_name(spec.run_id)
+        body = pod_manifest(spec, self.settings, name, pull_policy="Never")
+        try:
+            self.core.create_namespaced_pod(self.namespace, body, dry_run="All", field_validation="Strict",
+                                            _request_timeout=_TIMEOUT)
+        except Exception as exc:
+            raise kube_error(exc, f"create pods in namespace {self.namespace} (a dry run, before any run)") from exc
 
     # -- images -------------------------------------------------------------
 
     def ensure_image(self, ref: str, *, pull: bool = True) -> ImageInfo:
-        """The image as a node has it: a probe pod runs it once per reference
-        (per backend instance) and its ``imageID`` is the digest. Raises
-        ImageNotFound when the cluster cannot pull it."""
-        known = self._digests.get(ref)
-        if known is not None:
-            return known
-        spec = ContainerSpec(image=ref, run_id=f"image-probe-{secrets.token_hex(4)}")
-        name = self._create(spec, pull_policy="IfNotPresent" if pull else "Never")
-        try:
-            pod = self._wait(name)
-        finally:
-            self.remove(name)
+        """Start no pod: the node pulls ``ref`` when the run pod starts (a pull
+        failure is raised by :meth:`start`, as ImageNotFound). Returns what a
+        pod of this backend reported for ``ref``, else an ImageInfo with an
+        empty id and digest (:meth:`image_digest` gives them once a pod runs
+        it). ``pull=False`` makes later pods of ``ref`` use ``imagePullPolicy:
+        Never``."""
+        if not pull:
+            self._never_pull.add(ref)
+        return self._digests.get(ref) or ImageInfo(ref=ref, id="", digest="")
+
+    def image_digest(self, container: str) -> ImageInfo:
+        """The image pod ``container`` runs, from its ``imageID``."""
+        pod = self._read(container)
         image_id, digest = image_digest(pod)
-        info = self._digests[ref] = ImageInfo(ref=ref, id=image_id, digest=digest, pulled=False)
+        ref = ((pod.get("spec") or {}).get("containers") or [{}])[0].get("image") or ""
+        info = self._digests[ref] = ImageInfo(ref=ref, id=image_id, digest=digest)
         return info
 
     # -- pods ---------------------------------------------------------------
@@ -126,10 +151,10 @@ class KubernetesRuntime:
             raise
 
     def start(self, spec: ContainerSpec) -> str:
-        name = self._create(spec)
+        name = self._create(spec, pull_policy="Never" if spec.image in self._never_pull else "IfNotPresent")
         pod = self._wait(name)
         image_id, digest = image_digest(pod)
-        self._digests.setdefault(spec.image, ImageInfo(ref=spec.image, id=image_id, digest=digest))
+        self._digests[spec.image] = ImageInfo(ref=spec.image, id=image_id, digest=digest)
         return name
 
     def remove(self, container: str) -> None:

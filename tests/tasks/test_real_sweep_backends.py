@@ -1,0 +1,77 @@
+"""One real sweep on each runtime backend: the same tiny plan (two runs of
+the reference harness on the sample end-to-end case, validated in Chromium)
+through ``doit -n 2``, with ``runtime: backend: docker`` and ``kubernetes``
+(the stand-in API server, pods as Podman containers; no real cluster). Both
+must record the same; a second sweep must have nothing to do."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAN = """\
+name: tiny-{backend}
+runtime:
+  backend: {backend}
+parallelism: 2
+runs:
+  - cases:
+      - case: lights-out
+    harnesses:
+      - reference
+    repeats: 2
+report: no
+"""
+
+
+def _doit(tmp: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, **env, "TCAB_BUILD": str(tmp / "build"), "TCAB_RESULTS": str(tmp / "results"),
+           "TCAB_TMP": str(tmp / "tmp"), "TCAB_PLAN": str(tmp / "plan.yaml")}
+    return subprocess.run([sys.executable, "-m", "doit", "-f", str(ROOT / "dodo.py"), *args],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.podman
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("backend", ["docker", "kubernetes"])
+def test_a_sweep_runs_the_same_on_each_backend(backend, podman_runtime, request, tmp_path) -> None:
+    env: dict[str, str] = {}
+    standin = None
+    if backend == "kubernetes":
+        standin = request.getfixturevalue("kube_standin")
+        standin.faults.__init__()
+        env["KUBECONFIG"] = str(standin.kubeconfig)
+        created = len(standin.store.created)
+    (tmp_path / "plan.yaml").write_text(PLAN.format(backend=backend))
+
+    first = _doit(tmp_path, env, "-n", "2")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert f"sweep tiny-{backend}: " in first.stdout and " 0 failed" in first.stdout, first.stdout
+
+    conn = sqlite3.connect(tmp_path / "results" / "results.db")
+    try:
+        runs = conn.execute("SELECT case_slug, status, runtime, image_digest FROM runs").fetchall()
+        validations = conn.execute("SELECT case_slug, status FROM validations").fetchall()
+    finally:
+        conn.close()
+    assert [(c, s, r) for c, s, r, _ in runs] == [("lights-out", "completed", backend)] * 2
+    assert all(d and "sha256:" in d for *_, d in runs) and len({d for *_, d in runs}) == 1
+    assert validations == [("lights-out", "passed")] * 2
+    assert podman_runtime.list_run_containers() == [] or backend == "kubernetes"
+    if standin is not None:
+        assert standin.pods() == [], "a pod was left behind"
+        labels = [p["metadata"]["labels"]["org.tcab.run-id"] for p in standin.store.created[created:]]
+        # Two run pods; the sweep's task keys cost at most one image-digest pod
+        # per doit process (the main one and two workers), never one per run.
+        assert len([x for x in labels if not x.startswith("image-digest-")]) == 2, labels
+        assert 1 <= len([x for x in labels if x.startswith("image-digest-")]) <= 3, labels
+
+    second = _doit(tmp_path, env)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert f"sweep tiny-{backend}: nothing to do" in second.stdout, second.stdout
