@@ -172,7 +172,7 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
         stages=tuple(dataclasses.replace(s, detail=readable(redactor.redact(s.detail))) for s in outcome.stages),
         tokens=outcome.tokens,
         artifact_digest=outcome.artifact_digest, files=outcome.files, bytes=outcome.bytes,
-        refused=tuple(outcome.refused), plan_digest=options.plan_digest,
+        refused=tuple(outcome.refused), plan_digest=options.plan_digest, environment=outcome.environment,
     )
     record.write()
     if options.record_db:

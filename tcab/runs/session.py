@@ -19,6 +19,7 @@ from typing import Any
 from tcab.catalog import tree_digest
 from tcab.errors import RuntimeBackendError
 from tcab.harnesses import SOLUTION_DIR, Harness, Tokens
+from tcab.harnesses.environment import ENVIRONMENT_PROBE, parse_environment
 from tcab.harnesses.watch import SessionWatch
 from tcab.runs.log import RunLog, readable
 from tcab.runs.record import StageRecord
@@ -26,6 +27,7 @@ from tcab.runs.scrub import scrub_tree
 from tcab.runtime import ContainerSpec, ExecEnd, ExecOptions, ExecResult, Refusal, Runtime
 
 _DETAIL_TAIL = 2000
+_ENVIRONMENT_PROBE_S = 30.0
 
 
 def _utc(t: float) -> str:
@@ -59,6 +61,7 @@ class Outcome:
     bytes: int = 0
     refused: list[Refusal] = field(default_factory=list)
     interrupted: bool = False
+    environment: dict[str, str | None] | None = None
 
 
 def _tail(result: ExecResult, limit: int = _DETAIL_TAIL) -> str:
@@ -183,6 +186,7 @@ class RunState:
         out.image_digest, out.image_id = image.digest, image.id
         spec = ContainerSpec(image=image.ref, run_id=self.run_id, host_gateway=self.options.preview)
         self.container = self._step(log, "start", lambda: rt.start(spec))
+        out.environment = self._probe_environment()
         self._step(log, "copy_in", lambda: rt.copy_in(self.container, self.seed_dir))
         if self.harness.install.strip():
             res = self._command(log, "install", ["sh", "-c", self.harness.install], workdir="/home/tcab")
@@ -267,6 +271,16 @@ class RunState:
             self.out.detail = f"{self.out.detail}; container not removed: {exc}".lstrip("; ")
 
     # -- helpers -------------------------------------------------------------
+
+    def _probe_environment(self) -> dict[str, str | None] | None:
+        """The image's tool versions for run.json, read before anything is
+        installed; a probe that fails leaves them unknown, never the run."""
+        try:
+            res = self.runtime.exec(self.container, ENVIRONMENT_PROBE,
+                                    ExecOptions(timeout_s=_ENVIRONMENT_PROBE_S, tail_bytes=4096))
+        except RuntimeBackendError:
+            return None
+        return parse_environment(res.stdout) if res.ok else None
 
     def _check_cancel(self) -> None:
         cancel = self.options.cancel
