@@ -6,7 +6,8 @@ it changed, and after each model call one usage line::
     Tokens: 2.6k sent, 1.0k cache write, 5.3k cache hit, 47 received. Cost: ...
 
 Counts of 1000 and more are printed rounded (``2.6k``, ``12k``) and are
-summed as printed. Everything else is read as the ``plain`` adapter reads
+summed as printed. Its failure to fetch its price list (offline) is a
+warning, not a model failure. Everything else is read as the ``plain`` adapter reads
 it, including the model failures Aider exits 0 after.
 """
 
@@ -20,6 +21,9 @@ _COUNT = r"(\d+(?:\.\d)?k|\d+)"
 _USAGE = re.compile(rf"^Tokens: {_COUNT} sent(?:, {_COUNT} cache write)?(?:, {_COUNT} cache hit)?, "
                     rf"{_COUNT} received\.")
 _APPLIED = re.compile(r"^Applied edit to (.+)$")
+# Aider fetches litellm's price list from GitHub at start and prints the error
+# when it cannot (offline); it then goes on to its model, so it is no verdict.
+_PRICE_LIST = "model_prices_and_context_window"
 
 
 def _count(text: str | None) -> int:
@@ -46,6 +50,8 @@ class AiderAdapter(PlainAdapter):
             applied = _APPLIED.match(text)
             if applied:
                 return [Event("write", clip(applied.group(1)))]
+        if _PRICE_LIST in text:
+            return [Event("warning", clip(text))]
         return super().feed(stream, line)
 
     def tokens(self) -> Tokens:

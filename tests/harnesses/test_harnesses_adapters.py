@@ -101,3 +101,14 @@ def test_aider_model_failure_is_the_verdict_even_on_exit_0() -> None:
     assert verdict is not None and verdict.status == "harness_error"
     assert verdict.detail.startswith("litellm.AuthenticationError") and "\x1b" not in verdict.detail
     assert make_adapter("aider").tokens() == Tokens()
+
+
+def test_aider_price_list_fetch_failing_is_not_a_model_failure() -> None:
+    # Offline, Aider fails to fetch its price list from GitHub at start and goes
+    # on to its model: a warning, not the session's verdict.
+    adapter = make_adapter("aider")
+    line = ("HTTPSConnectionPool(host='raw.githubusercontent.com', port=443): Max retries exceeded with url: "
+            "/BerriAI/litellm/main/model_prices_and_context_window.json (Caused by NameResolutionError("
+            "\"Failed to resolve 'raw.githubusercontent.com' ([Errno -2] Name or service not known)\"))")
+    assert [e.kind for e in adapter.feed("stdout", line)] == ["warning"]
+    assert adapter.verdict() is None
