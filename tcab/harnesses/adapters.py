@@ -9,6 +9,7 @@ from tcab.harnesses.events import Adapter
 #: adapter name -> "module:Class", imported when a run needs it.
 ADAPTERS: dict[str, str] = {
     "plain": "tcab.harnesses.events:PlainAdapter",
+    "aider": "tcab.harnesses.aider:AiderAdapter",
     "claude-stream-json": "tcab.harnesses.claude:ClaudeStreamJsonAdapter",
     "codex-json": "tcab.harnesses.codex:CodexJsonAdapter",
     "gemini-stream-json": "tcab.harnesses.gemini:GeminiStreamJsonAdapter",

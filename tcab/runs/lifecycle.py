@@ -191,7 +191,7 @@ def _run_record(state: RunState, case: CaseVersion, variant: Variant, seed_commi
         stages=tuple(dataclasses.replace(s, detail=readable(redactor.redact(s.detail))) for s in outcome.stages),
         tokens=outcome.tokens,
         artifact_digest=outcome.artifact_digest, files=outcome.files, bytes=outcome.bytes,
-        refused=tuple(outcome.refused), plan_digest=options.plan_digest,
+        refused=tuple(outcome.refused), plan_digest=options.plan_digest, environment=outcome.environment,
     )
 
 

@@ -38,6 +38,8 @@ TREE_DIR = "work"
 MAX_RUN_JSON_BYTES = 64 * 1024 * 1024
 #: A run id: the name of a folder under ``results/runs/``.
 MAX_RUN_ID_CHARS = 200
+#: ``environment`` (the image's tool versions) holds at most this many keys.
+MAX_ENVIRONMENT_KEYS = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,9 @@ class RunRecord:
     bytes: int = 0
     refused: tuple[Refusal, ...] = ()
     plan_digest: str | None = None
+    #: The image's tool versions ({"os", "node", "npm", "python", "pip"}), probed
+    #: after the container started; None when unknown (or an older record).
+    environment: dict[str, str | None] | None = None
 
     @property
     def ok(self) -> bool:
@@ -130,6 +135,7 @@ class RunRecord:
                 "refused": [{"path": r.path, "reason": r.reason} for r in self.refused],
             },
             "plan_digest": self.plan_digest,
+            "environment": self.environment,
         }
 
     def write(self) -> Path:
@@ -228,6 +234,18 @@ def _tokens(doc: _Doc) -> Tokens:
     return Tokens(t.int("input"), t.int("output"), t.int("cache_read"), t.int("cache_write"), reported=True)
 
 
+def _environment(doc: _Doc) -> dict[str, str | None] | None:
+    if doc.data.get("environment") is None:  # absent in records written before it existed
+        return None
+    env = doc.obj("environment")
+    if len(env.data) > MAX_ENVIRONMENT_KEYS:
+        raise RunError(f"{doc.path}: environment: over {MAX_ENVIRONMENT_KEYS} keys")
+    for key, value in env.data.items():
+        if value is not None and not isinstance(value, str):
+            raise env._fail(key, f"expected a string or null, got {json.dumps(value)[:80]}")
+    return dict(env.data)
+
+
 def _stage(doc: _Doc) -> StageRecord:
     return StageRecord(doc.str("stage"), doc.str("status"), doc.str("started_at"), doc.seconds("duration_s"),
                        doc.opt_int("exit_code"), doc.str("detail"))
@@ -259,7 +277,7 @@ def _record(path: Path, data: Any) -> RunRecord:
         tokens=_tokens(doc), artifact_digest=artifact.opt_str("digest"), files=artifact.int("files"),
         bytes=artifact.int("bytes"),
         refused=tuple(Refusal(r.str("path"), r.str("reason")) for r in artifact.objs("refused")),
-        plan_digest=doc.opt_str("plan_digest"),
+        plan_digest=doc.opt_str("plan_digest"), environment=_environment(doc),
     )
 
 

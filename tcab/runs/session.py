@@ -24,6 +24,7 @@ from typing import Any
 from tcab.catalog import tree_digest
 from tcab.errors import RuntimeBackendError
 from tcab.harnesses import SOLUTION_DIR, Harness, Tokens
+from tcab.harnesses.environment import ENVIRONMENT_PROBE, parse_environment
 from tcab.harnesses.watch import SessionWatch
 from tcab.outcomes import RunStatus
 from tcab.runs.interrupts import InterruptShield
@@ -33,6 +34,7 @@ from tcab.runs.scrub import scrub_tree
 from tcab.runtime import ContainerSpec, ExecEnd, ExecOptions, ExecResult, Refusal, Runtime
 
 _DETAIL_TAIL = 2000
+_ENVIRONMENT_PROBE_S = 30.0
 
 
 def _utc(t: float) -> str:
@@ -66,6 +68,7 @@ class Outcome:
     bytes: int = 0
     refused: list[Refusal] = field(default_factory=list)
     interrupted: bool = False
+    environment: dict[str, str | None] | None = None
 
 
 def _tail(result: ExecResult, limit: int = _DETAIL_TAIL) -> str:
@@ -214,6 +217,7 @@ class RunState:
             running = rt.image_digest(self.container)
             out.image_digest, out.image_id = running.digest, running.id
         self._step(log, "start", start)
+        out.environment = self._probe_environment()
         self._step(log, "copy_in", lambda: rt.copy_in(self.container, self.seed_dir))
         if self.harness.install.strip():
             res = self._command(log, "install", ["sh", "-c", self.harness.install], workdir="/home/tcab")
@@ -298,6 +302,16 @@ class RunState:
             self.out.detail = f"{self.out.detail}; container not removed: {exc}".lstrip("; ")
 
     # -- helpers -------------------------------------------------------------
+
+    def _probe_environment(self) -> dict[str, str | None] | None:
+        """The image's tool versions for run.json, read before anything is
+        installed; a probe that fails leaves them unknown, never the run."""
+        try:
+            res = self.runtime.exec(self.container, ENVIRONMENT_PROBE,
+                                    ExecOptions(timeout_s=_ENVIRONMENT_PROBE_S, tail_bytes=4096))
+        except RuntimeBackendError:
+            return None
+        return parse_environment(res.stdout) if res.ok else None
 
     def _check_cancel(self) -> None:
         cancel = self.options.cancel

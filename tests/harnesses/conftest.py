@@ -39,29 +39,32 @@ def cli_image(podman_runtime, base_image) -> str:
     return ref
 
 
-def start_fake_model(script: str) -> str:
+def start_fake_model(script: str, fake_args: str = "") -> str:
     """A shell line: start the fake model in its own session, wait until it answers."""
-    return (f"setsid python3 /opt/fake-model/fake_model.py --script {script} --port {PORT} "
+    return (f"setsid python3 /opt/fake-model/fake_model.py --script {script} --port {PORT} {fake_args} "
             f"--log /tmp/fake-model.log >/tmp/fake-model.out 2>&1 </dev/null & "
             f"for i in $(seq 100); do curl -sf http://127.0.0.1:{PORT}/health >/dev/null && exit 0; "
             f"sleep 0.1; done; cat /tmp/fake-model.out; exit 1")
 
 
 # How each CLI is pointed at the fake model: its documented base-URL setting
-# (environment, or a config file written before the session).
+# (environment, a config file written before the session, or the definition's
+# own argument with the URL replaced: "args" maps old -> new text).
 BASE_URL = f"http://127.0.0.1:{PORT}"
 POINTING = {
     "claude-code": {"env": {"ANTHROPIC_BASE_URL": BASE_URL}, "setup": ""},
-    "codex": {"env": {}, "setup": (
-        "mkdir -p ~/.codex && printf '%s\\n' 'model_provider = \"fake\"' '[model_providers.fake]' "
-        "'name = \"fake\"' " f"'base_url = \"{BASE_URL}/v1\"' " "'env_key = \"CODEX_API_KEY\"' "
-        "'wire_api = \"responses\"' > ~/.codex/config.toml && ")},
+    # The definition declares its provider (with its retry limits) in -c flags.
+    "codex": {"env": {}, "setup": "", "args": {"https://api.openai.com/v1": f"{BASE_URL}/v1"}},
     # GOOGLE_GEMINI_BASE_URL alone selects the "gateway" auth type, which
     # gemini-cli 0.61 then rejects ("Invalid auth method selected"); the
     # settings file selects the API-key auth, which honours the base URL.
     "gemini-cli": {"env": {"GOOGLE_GEMINI_BASE_URL": BASE_URL}, "setup": (
         "mkdir -p ~/.gemini && echo '{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}' "
         "> ~/.gemini/settings.json && ")},
+    # litellm's OpenAI route (OPENAI_API_BASE); the model is openai/<name>. Aider's
+    # edits are text: the whole-file format, which the fake model's --textual writes.
+    "aider": {"env": {"OPENAI_API_BASE": f"{BASE_URL}/v1", "OPENAI_API_KEY": "sk-fake-openai"}, "setup": "",
+              "fake": "--textual", "before_message": ["--edit-format", "whole"]},
     "opencode": {"env": {"OPENCODE_CONFIG_CONTENT": json.dumps(
         {"provider": {"anthropic": {"options": {"baseURL": f"{BASE_URL}/v1"}}}})}, "setup": ""},
 }
@@ -69,14 +72,21 @@ POINTING = {
 
 @pytest.fixture
 def pointed(settings: Settings):
-    """pointed(slug, script) -> the shipped definition of ``slug`` whose install
-    step starts the fake model with ``script`` (the CLI is in the image)."""
+    """pointed(slug, script, replace=None) -> the shipped definition of ``slug``
+    whose install step starts the fake model with ``script`` (the CLI is in the
+    image); ``replace`` maps text in its arguments to a test's value."""
 
-    def make(slug: str, script: str):
+    def make(slug: str, script: str, replace: dict[str, str] | None = None):
         table = tomllib.loads((REPO / "harnesses" / f"{slug}.toml").read_text())
         point = POINTING[slug]
-        table["install"] = point["setup"] + start_fake_model(script)
+        table["install"] = point["setup"] + start_fake_model(script, point.get("fake", ""))
         table["env"] = {**table.get("env", {}), **point["env"]}
+        for old, new in {**point.get("args", {}), **(replace or {})}.items():
+            assert any(old in a for a in table["args"]), f"{slug}: no argument holds {old!r}"
+            table["args"] = [a.replace(old, new) for a in table["args"]]
+        if "before_message" in point:
+            at = table["args"].index("--message")
+            table["args"][at:at] = point["before_message"]
         return write_harness(settings, table)
 
     return make

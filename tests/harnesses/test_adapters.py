@@ -73,3 +73,42 @@ def test_plain_and_garbage_lines() -> None:
     assert [e.kind for e in plain.feed("stdout", "hello")] == ["message"]
     assert [e.kind for e in plain.feed("stderr", "uh oh")] == ["warning"]
     assert plain.feed("stdout", "   ") == []
+
+
+def test_aider_text_output() -> None:
+    adapter = make_adapter("aider")
+    lines = ["Aider v0.86.2", "I will write hello.txt now.", "", "Applied edit to hello.txt",
+             "Tokens: 647 sent, 8 received. Cost: $0.0017 message, $0.0017 session.",
+             "Tokens: 2.6k sent, 1.0k cache write, 5.3k cache hit, 47 received.",
+             "Tokens: 12k sent, 1,2 received."]  # the last one is not aider's format: ignored
+    events = [e for ln in lines for e in adapter.feed("stdout", ln)]
+    kinds = [(e.kind, e.text) for e in events]
+    assert ("message", "I will write hello.txt now.") in kinds
+    assert ("write", "hello.txt") in kinds
+    assert ("system", "Tokens: 647 sent, 8 received. Cost: $0.0017 message, $0.0017 session.") in kinds
+    # Aider prints counts over 1000 rounded ("2.6k"): summed as printed.
+    assert adapter.tokens() == Tokens(input=647 + 2600, output=8 + 47, cache_read=5300, cache_write=1000,
+                                      reported=True)
+    assert adapter.verdict() is None
+    assert adapter.is_keepalive("stderr", "Retrying in 0.5 seconds...")
+
+
+def test_aider_model_failure_is_the_verdict_even_on_exit_0() -> None:
+    adapter = make_adapter("aider")
+    adapter.feed("stdout", "\x1b[31mlitellm.AuthenticationError: AuthenticationError: OpenAIException - "
+                           "Incorrect API key provided: fake.\x1b[0m")
+    verdict = adapter.verdict()
+    assert verdict is not None and verdict.status == "harness_error"
+    assert verdict.detail.startswith("litellm.AuthenticationError") and "\x1b" not in verdict.detail
+    assert make_adapter("aider").tokens() == Tokens()
+
+
+def test_aider_price_list_fetch_failing_is_not_a_model_failure() -> None:
+    # Offline, Aider fails to fetch its price list from GitHub at start and goes
+    # on to its model: a warning, not the session's verdict.
+    adapter = make_adapter("aider")
+    line = ("HTTPSConnectionPool(host='raw.githubusercontent.com', port=443): Max retries exceeded with url: "
+            "/BerriAI/litellm/main/model_prices_and_context_window.json (Caused by NameResolutionError("
+            "\"Failed to resolve 'raw.githubusercontent.com' ([Errno -2] Name or service not known)\"))")
+    assert [e.kind for e in adapter.feed("stdout", line)] == ["warning"]
+    assert adapter.verdict() is None

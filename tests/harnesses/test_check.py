@@ -17,8 +17,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_definition_flags_and_help_argv() -> None:
     codex = load_harness(REPO / "harnesses", "codex")
+    # -c (its provider and retry limits) is checked once, like every flag.
     assert definition_flags(codex) == ("--json", "--skip-git-repo-check",
-                                       "--dangerously-bypass-approvals-and-sandbox", "--model")
+                                       "--dangerously-bypass-approvals-and-sandbox", "-c", "--model")
     assert help_argv(codex) == ["codex", "exec", "--help"]
     assert help_argv(load_harness(REPO / "harnesses", "claude-code")) == ["claude", "--help"]
 

@@ -1,4 +1,4 @@
-"""Every shipped npm harness, the real CLI from its registry, through a whole
+"""Every shipped harness, the real CLI from its registry (npm, or PyPI for Aider), through a whole
 `tcab` run against the scripted fake model inside the run container.
 
 write-file: `completed`, the file the script asked for is in the collected
@@ -21,10 +21,11 @@ from tcab.runs import RunOptions, execute_run
 sys.path.insert(0, str(Path(__file__).parent / "fake_model"))
 import fake_model  # noqa: E402
 
-# Codex offers its tools only for a model it knows; OpenCode wants provider/model.
+# Codex offers its tools only for a model it knows; OpenCode wants provider/model;
+# Aider goes through litellm's OpenAI route.
 MODELS = {"claude-code": None, "codex": "gpt-5-codex", "gemini-cli": "gemini-2.5-pro",
-          "opencode": "anthropic/claude-sonnet-4-5"}
-SLUGS = ["claude-code", "codex", "gemini-cli", "opencode"]
+          "opencode": "anthropic/claude-sonnet-4-5", "aider": "openai/gpt-4o"}
+SLUGS = ["claude-code", "codex", "gemini-cli", "opencode", "aider"]
 KEYS = {"ANTHROPIC_API_KEY": "sk-fake-anthropic", "CODEX_API_KEY": "sk-fake-codex",
         "GEMINI_API_KEY": "fake-gemini"}
 
@@ -77,3 +78,19 @@ def test_silent_model_is_hung(slug, settings, e2e_case, pointed, podman_runtime,
                      cli_image, idle_timeout_s=25)
     assert record.status in ("hung", "harness_error"), (record.status, record.status_detail)
     assert record.duration_s < 300
+
+
+@pytest.mark.timeout(600)
+def test_codex_stalled_stream_ends_by_its_own_retry_limits(settings, e2e_case, pointed, podman_runtime,
+                                                          cli_image, monkeypatch) -> None:
+    """The stream opens and stays silent: Codex's definition bounds it itself
+    (stream idle timeout, 2 stream retries), long before tcab's idle window.
+    The timeout is cut from the definition's 120 s to 2 s; the retry count is
+    the definition's."""
+    harness = pointed("codex", "stalled", {"stream_idle_timeout_ms=120000": "stream_idle_timeout_ms=2000"})
+    record, events = _run(settings, e2e_case, harness, podman_runtime, monkeypatch, cli_image,
+                          idle_timeout_s=240)
+    assert record.status == "harness_error", (record.status, record.status_detail)
+    retries = [e["text"] for e in events if e["kind"] == "warning" and e["text"].startswith("Reconnecting")]
+    assert [r.split()[1] for r in retries] == ["1/2", "2/2"], retries
+    assert record.duration_s < 120

@@ -62,6 +62,10 @@ def test_completed_with_install_init_and_records(settings, e2e_case, scripted, r
     doc = json.loads((record.run_dir / "run.json").read_text())
     assert doc["status"] == "completed" and doc["subject"]["case"] == "lights-out"
     assert doc["subject"]["harness_version"] == "fake-agent 2.1" and doc["runtime"] == runtime.name
+    # The image's tools, probed after the container started (Node >= 22, not Debian's 18).
+    env = doc["environment"]
+    assert env["os"].startswith("Debian") and env["python"].startswith("3.") and env["pip"], env
+    assert int(env["node"].lstrip("v").split(".")[0]) >= 22, env
     raw = [json.loads(line) for line in (record.run_dir / "raw.jsonl").read_text().splitlines()]
     assert {"stage": "install", "stream": "stdout", "line": "installed"}.items() <= raw[0].items()
     assert any(r["stage"] == "session" and r["line"] == "committed" for r in raw)

@@ -32,6 +32,8 @@ def _record(run_dir: Path, **changes) -> RunRecord:
         tokens=Tokens(10, 20, 30, 40, reported=True), artifact_digest="f" * 64, files=12, bytes=3456,
         refused=(Refusal("dev/null", "device refused"), Refusal("ln", "symlink leads outside the tree (/etc)")),
         plan_digest="9" * 64,
+        environment={"os": "Debian GNU/Linux 12 (bookworm)", "node": "v24.11.1", "npm": "11.6.2",
+                     "python": "3.11.2", "pip": None},
     )
     fields.update(changes)
     return RunRecord(**fields)
@@ -61,12 +63,21 @@ def test_round_trip_with_the_real_writer(tmp_path: Path) -> None:
     # Nothing reported, nothing optional: the None and empty shapes come back too.
     bare = _record(tmp_path / "bare", harness_version=None, model=None, image=None, image_digest=None,
                    image_id=None, seed_commit=None, stages=(), tokens=Tokens(), artifact_digest=None,
-                   files=0, bytes=0, refused=(), plan_digest=None, status="infrastructure", duration_s=0)
+                   files=0, bytes=0, refused=(), plan_digest=None, status="infrastructure", duration_s=0,
+                   environment=None)
     bare.run_dir.mkdir()
     bare.write()
     back = load_run(bare.run_dir)
     assert back == bare and back.to_json() == bare.to_json() and back.db_rows() == bare.db_rows()
     assert back.tree == bare.run_dir / "work"
+
+
+def test_a_record_without_environment_reads_as_unknown(run_dir: Path) -> None:
+    # Records written before run.json had `environment` still load.
+    doc = _doc(run_dir)
+    del doc["environment"]
+    _rewrite(run_dir, doc)
+    assert load_run(run_dir).environment is None
 
 
 @pytest.mark.parametrize("cut", [0, 1, 100, -2])
@@ -129,6 +140,9 @@ def test_missing_keys_are_named(run_dir: Path, path: tuple[str, ...], key: str) 
     (lambda d: d["artifact"].update(path="../../etc"), "artifact.path: expected 'work'"),
     # The id names caches and containers: it must be the folder's own name.
     (lambda d: d.update(id="../../other"), "id: expected the run folder's name"),
+    (lambda d: d.update(environment=["Debian"]), "environment.: expected an object, got list"),
+    (lambda d: d["environment"].update(node=24), "environment.node: expected a string or null, got 24"),
+    (lambda d: d["environment"].update({f"k{i}": "x" for i in range(40)}), "environment: over 32 keys"),
 ])
 def test_wrong_types_are_named(run_dir: Path, mutate, message: str) -> None:
     doc = _doc(run_dir)

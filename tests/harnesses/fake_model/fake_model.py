@@ -20,6 +20,8 @@ Scripts (``--script``):
   usage, so the script's totals stay exact.
 - ``unauthorized``: every model request answers 401 with the API's error.
 - ``silent``: accepts every request and never answers.
+- ``stalled``: answers 200 and opens the event stream, then sends nothing
+  (a stream that stalls: what a CLI's stream idle timeout is for).
 
 Every request is logged as one JSON line to ``--log`` (path, tools seen,
 turn chosen) for debugging a CLI that does something unexpected.
@@ -158,6 +160,11 @@ class Handler(BaseHTTPRequestHandler):
             self._log(method="POST", api=api, answer="silent")
             while True:  # hold the request open forever
                 time.sleep(3600)
+        if script == "stalled":
+            self._log(method="POST", api=api, answer="stalled")
+            self._sse_start()  # the stream opens, then nothing ever comes
+            while True:
+                time.sleep(3600)
         if script == "unauthorized":
             self._log(method="POST", api=api, answer=401)
             if api == "anthropic":
@@ -282,19 +289,23 @@ class Handler(BaseHTTPRequestHandler):
         names = [t.get("name") for t in tools if t.get("name")]
         schemas = {t.get("name"): t.get("parameters") or {} for t in tools}
         messages = body.get("messages") or []
-        if tools:
-            calls = sum(1 for m in messages if m.get("role") == "assistant" and m.get("tool_calls"))
-        else:  # Aider has no tools: its edit format is text; count assistant turns
-            calls = sum(1 for m in messages if m.get("role") == "assistant")
-        turn = (self._turn(calls, True, names, schemas) if (tools or self.server.textual)
-                else self._turn(calls, False, names, schemas))
-        text, call = turn["text"], turn["call"]
-        if self.server.textual and not tools and calls == 0:
-            # Aider's "whole" edit format: the file name, then its whole content fenced.
-            text, call = f"{TEXT_1}\n\n{FILE}\n```\n{CONTENT}```\n", None
+        calls = sum(1 for m in messages if m.get("role") == "assistant" and m.get("tool_calls"))
+        if tools or not self.server.textual:
+            turn = self._turn(calls, bool(tools), names, schemas)
+            text, call, usage = turn["text"], turn["call"], turn["usage"]
+        else:
+            # Aider has no tools: its edit format is text, so one answer holds the
+            # whole script (the text, the whole-file edit, the final answer) and its
+            # whole usage. Its prompt carries example conversations, so whether the
+            # edit was made is read from our own text in the history.
+            edited = any(m.get("role") == "assistant" and TEXT_1 in str(m.get("content")) for m in messages)
+            call = None
+            if edited:  # a follow-up (e.g. a reflection): nothing more to do
+                text, usage = FINAL, {"input": 0, "output": 0}
+            else:
+                text, usage = f"{TEXT_1}\n\n{FILE}\n```\n{CONTENT}```\n\n{FINAL}\n", expected_tokens()
         self._log(method="POST", api="chat", tools=names, calls=calls, turn=text,
                   stream=bool(body.get("stream")), model=body.get("model"))
-        usage = turn["usage"]
         model = body.get("model") or "fake-model"
         usage_obj = {"prompt_tokens": usage["input"], "completion_tokens": usage["output"],
                      "total_tokens": usage["input"] + usage["output"]}
@@ -365,7 +376,7 @@ class Server(ThreadingHTTPServer):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--script", choices=("write-file", "unauthorized", "silent"), default="write-file")
+    parser.add_argument("--script", choices=("write-file", "unauthorized", "silent", "stalled"), default="write-file")
     parser.add_argument("--port", type=int, default=8787)
     parser.add_argument("--log", default=None)
     parser.add_argument("--workdir", default="/work", help="where the file is written (absolute)")
