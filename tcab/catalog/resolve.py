@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tcab.catalog.fields import show
+from tcab.catalog.fields import KEBAB, show
 from tcab.catalog.listing import list_entries, version_folders
 from tcab.catalog.loader import Catalog, parse_case_folder
 from tcab.catalog.model import DIFFICULTIES, TYPES, CaseVersion
@@ -23,7 +23,7 @@ from tcab.errors import CatalogError, Problem
 
 
 def _case_folders(root: Path, slug: str) -> list[tuple[str, str, Path]]:
-    if not slug or "/" in slug or slug.startswith(".") or "\x00" in slug:
+    if not KEBAB.match(slug) or len(slug) > 255:  # a slug is kebab-case: nothing else names a folder
         return []
     found = []
     for case_type in TYPES:
@@ -67,7 +67,8 @@ def resolve_case(root: Path | str, ref: str, version: str | None = None, *,
         raise CatalogError(problems + [Problem(where, f"{show(slug)} is the slug of more than one case folder")])
     if not versions:
         known = ", ".join(sorted({e.slug for e in list_entries(root)[0]})) or "none"
-        raise CatalogError(problems + [Problem(str(root), f"no test case {show(slug)}; known: {known}")])
+        shown = show(slug if len(slug) <= 80 else slug[:80] + "...")
+        raise CatalogError(problems + [Problem(str(root), f"no test case {shown}; known: {known}")])
     try:
         return Catalog(root, tuple(versions)).resolve(slug, version or at or None, experimental=experimental)
     except CatalogError as exc:

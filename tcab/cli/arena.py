@@ -73,6 +73,9 @@ def match(settings: Settings, case, modules, variant, seed, replay_out, as_json)
 
     case_v, _, spec = resolve_game(settings, case, variant)
     check_results_db(settings.results_db)  # before any module is built or match played
+    if len(modules) != spec.participants:  # before building anything for a match that cannot be
+        raise click.BadParameter(f"{spec.case} is a {spec.participants}-seat game, got {len(modules)} modules",
+                                 param_hint="MODULES")
     builds: list = []
     contestants = unique_labels([resolve_module(settings, m, case_v, builds=builds) for m in modules])
     if len(contestants) != spec.participants:
