@@ -66,6 +66,8 @@ def read_entry(vdir: Path, case_type: str, difficulty: str) -> tuple[Entry | Non
     """The manifest of ``vdir`` as an Entry, or the first reason it cannot be listed."""
     manifest = vdir / "test-case.toml"
     where = display_path(manifest)
+    if not manifest.is_file():  # a FIFO or device would block or never end
+        return None, Problem(where, "not a regular file")
     try:
         data = tomli.loads(manifest.read_bytes().decode("utf-8"))
     except (OSError, RuntimeError) as exc:
@@ -135,7 +137,8 @@ def variant_slugs(entry: Entry) -> list[str]:
     slugs = []
     for rel in entry.variant_files:
         try:
-            slug = tomli.loads((entry.root / rel).read_text("utf-8")).get("slug")
+            path = entry.root / rel
+            slug = tomli.loads(path.read_text("utf-8")).get("slug") if path.is_file() else None
         except (OSError, ValueError, RuntimeError):
             slug = None
         slugs.append(slug if isinstance(slug, str) else Path(rel).stem)

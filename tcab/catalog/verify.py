@@ -45,6 +45,7 @@ class Verdict:
     variants: int
     problems: list[Problem]
     checked: int      # versions checked now (the others came from the cache)
+    total: int = 0    # version folders found
 
 
 def validator_id() -> str:
@@ -193,6 +194,7 @@ def verify_catalog(root: Path | str, *, cache: Path | None = None, jobs: int = 1
     return _assemble(layout, fresh, problems, checked=len(todo))
 
 
+
 def _run(todo: list[tuple[str, str, str]], jobs: int):
     if jobs <= 1 or len(todo) <= CHUNK:
         for vdir, t, d in todo:
@@ -229,4 +231,4 @@ def _assemble(layout, verdicts: dict[str, dict], problems: list[Problem], *, che
             continue
         versions += 1
         variants += verdict["variants"]
-    return Verdict(versions, variants, problems, checked)
+    return Verdict(versions, variants, problems, checked, len(layout))

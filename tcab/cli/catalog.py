@@ -129,6 +129,7 @@ def validate(settings: Settings, path: Path | None, as_json: bool, jobs: int, no
         if case is not None:
             problems = problems + check_case(case)
         versions, variants = (1, len(case.variants)) if case else (0, 0)
+        cached = ""
     else:
         cache = None if no_cache else settings.build_dir / CACHE_FILE
         with _progress(as_json) as progress:
@@ -137,6 +138,7 @@ def validate(settings: Settings, path: Path | None, as_json: bool, jobs: int, no
                                      on_progress=lambda done, total: progress.update(task, completed=done,
                                                                                      total=total))
         problems, versions, variants = verdict.problems, verdict.versions, verdict.variants
+        cached = f" ({verdict.total - verdict.checked} from the cache)" if cache is not None else ""
     if as_json:
         click.echo(json.dumps([
             {"path": p.path, "line": p.line, "key": p.key, "message": p.message}
@@ -146,7 +148,7 @@ def validate(settings: Settings, path: Path | None, as_json: bool, jobs: int, no
         for p in problems:
             click.secho(str(p), fg="red", err=True)
         verdict_text = f"{len(problems)} problem(s)" if problems else "ok"
-        click.echo(f"{verdict_text}: {versions} case version(s), {variants} variant(s) checked")
+        click.echo(f"{verdict_text}: {versions} case version(s), {variants} variant(s) checked{cached}")
     if problems:
         sys.stdout.flush()
         click.get_current_context().exit(1)
