@@ -6,8 +6,8 @@ variant files, prompt template, spec template, workspace, reference image),
 then times, each as a fresh process the way a user types it:
 
 - ``tcab catalog``                      vs parsing every manifest with tomllib
-- ``tcab seed ONE_CASE`` / ``tcab prompt ONE_CASE``
-                                        vs interpreter start + parsing one manifest
+- ``tcab seed ONE_CASE`` / ``tcab prompt ONE_CASE`` and ``resolve_case``
+  alone                                 vs interpreter start + parsing one manifest
 - ``tcab catalog validate -j N``        cold cache, then warm, vs parsing every manifest
 
 Baselines are measured in the same run as separate processes
@@ -143,6 +143,11 @@ def main() -> None:
             ("tcab catalog", timed(tcab + ["catalog"], env), base_all, 3.0),
             (f"tcab seed {one_case}", timed(tcab + ["seed", one_case], env), base_one, 2.0),
             (f"tcab prompt {one_case}", timed(tcab + ["prompt", one_case], env), base_one, 2.0),
+            # The catalog's share of those two: resolving the case, without the
+            # template engine's import (pybars3 builds its grammar at import).
+            (f"resolve_case {one_case} (python -c)",
+             timed(py + ["-c", f"from tcab.catalog import resolve_case; resolve_case({str(catalog)!r}, {one_case!r})"],
+                   env), base_one, 2.0),
         ]
         shutil.rmtree(work / "build", ignore_errors=True)
         cold = timed(tcab + ["catalog", "validate", "-j", str(args.jobs)], env, trials=1)
