@@ -68,7 +68,6 @@ def match(settings: Settings, case, modules, variant, seed, replay_out, as_json)
     from tcab.arena.jobs import make_job, run_job
     from tcab.arena.resolve import resolve_game, resolve_module, unique_labels
     from tcab.arena.store import record_summary
-
     from tcab.cli.dbcheck import check_results_db
 
     case_v, _, spec = resolve_game(settings, case, variant)
@@ -316,9 +315,8 @@ def build(settings: Settings, run_id: str, runtime_name: str, timeout: int, as_j
       tcab build 20250101-capture-reference-1
     """
     from tcab.arena.build import build_run
-    from tcab.cli.runref import open_run
-
     from tcab.cli.dbcheck import check_results_db
+    from tcab.cli.runref import open_run
 
     case, run = open_run(settings, run_id)
     check_results_db(settings.results_db)
