@@ -132,34 +132,48 @@ def scan_catalog(root: Path | str) -> tuple[Catalog, list[Problem]]:
                                         f"expected one of {', '.join(DIFFICULTIES)}"))
                 continue
             for cdir in _dirs(ddir):
-                slugs: dict[str, str] = {}
-                for vdir in _version_dirs(cdir, problems):
-                    case, found_problems = parse_manifest(vdir, tdir.name, ddir.name, vdir.name)
-                    problems.extend(found_problems)
-                    if case is None:
-                        continue
-                    if _cross_check(case, cdir, slugs, owner, problems):
+                cases, found_problems = parse_case_folder(cdir, tdir.name, ddir.name)
+                problems.extend(found_problems)
+                for case in cases:
+                    if check_owner(case, cdir, owner, problems):
                         found.append(case)
     return Catalog(root, tuple(found)), problems
 
 
-def _cross_check(
-    case: CaseVersion, cdir: Path, slugs: dict[str, str], owner: dict[str, Path],
-    problems: list[Problem],
-) -> bool:
-    """A slug stays the same across versions and belongs to one case folder;
-    record a problem and return False when it does not."""
-    where = display_path(case.manifest)
-    if slugs and case.slug not in slugs:
+def parse_case_folder(cdir: Path, case_type: str, difficulty: str) -> tuple[list[CaseVersion], list[Problem]]:
+    """Parse every version folder of one case folder; a version whose slug differs
+    from the first one's is left out with a problem."""
+    problems: list[Problem] = []
+    found: list[CaseVersion] = []
+    slugs: dict[str, str] = {}
+    for vdir in _version_dirs(cdir, problems):
+        case, found_problems = parse_manifest(vdir, case_type, difficulty, vdir.name)
+        problems.extend(found_problems)
+        if case is not None and check_slug(case.slug, case.version, display_path(case.manifest),
+                                           slugs, problems):
+            found.append(case)
+    return found, problems
+
+
+def check_slug(slug: str, version: str, where: str, slugs: dict[str, str],
+               problems: list[Problem]) -> bool:
+    """A slug stays the same across the versions of one case folder (``slugs``:
+    the first slug seen -> its version); record a problem and return False when not."""
+    if slugs and slug not in slugs:
         first_slug, first_version = next(iter(slugs.items()))
-        problems.append(Problem(where, f"is {show(case.slug)} but {first_version} of this case "
+        problems.append(Problem(where, f"is {show(slug)} but {first_version} of this case "
                                 f"says {show(first_slug)}; a slug is the same across versions",
                                 key="slug"))
         return False
-    slugs.setdefault(case.slug, case.version)
+    slugs.setdefault(slug, version)
+    return True
+
+
+def check_owner(case: CaseVersion, cdir: Path, owner: dict[str, Path], problems: list[Problem]) -> bool:
+    """A slug belongs to one case folder (``owner``: slug -> folder, filled as seen)."""
     other = owner.setdefault(case.slug, cdir)
     if other != cdir:
-        problems.append(Problem(where, f"{show(case.slug)} is also the slug of "
+        problems.append(Problem(display_path(case.manifest), f"{show(case.slug)} is also the slug of "
                                 f"{display_path(other)}", key="slug"))
         return False
     return True

@@ -25,6 +25,9 @@ def read_toml(path: Path) -> tuple[Source, dict[str, Any] | None]:
     table is None (unreadable, symlink loop, binary garbage, empty, invalid TOML)."""
     source = Source(path, display_path(path), "")
     try:
+        if path.exists() and not path.is_file():  # a FIFO or device would block or never end
+            source.problems.append(Problem(source.display, "cannot read: not a regular file"))
+            return source, None
         raw = path.read_bytes()
     except RuntimeError:
         source.problems.append(Problem(source.display, "cannot read: symlink loop"))

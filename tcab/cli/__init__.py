@@ -5,12 +5,15 @@ Sub-commands live in one module per part and are imported on first use, so
 0 success, 1 the work ran but its outcome was a failure (a run that did not
 complete, a replay that does not verify, a catalog with errors), 2 bad
 input or a tcab error (message on stderr, no traceback), 130 interrupted.
+Any other exception is a bug: it exits 2 with a one-line message, and
+``--debug`` (or ``TCAB_DEBUG=1``) shows its traceback.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import signal
 import sys
 
@@ -53,8 +56,9 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tcab")
+@click.option("--debug", is_flag=True, help="Show the traceback of an unexpected error (also TCAB_DEBUG=1).")
 @click.pass_context
-def cli(ctx: click.Context) -> None:
+def cli(ctx: click.Context, debug: bool) -> None:
     """The Test Cabinet: run coding agents against a versioned catalog of
     test cases, in containers, and score what they build.
 
@@ -68,11 +72,19 @@ def cli(ctx: click.Context) -> None:
       tcab seed lights-out         build the repository a run would get
       tcab run lights-out --harness reference
     """
+    if debug:
+        os.environ["TCAB_DEBUG"] = "1"
     ctx.obj = Settings.from_env()
 
 
+def _debug(argv: list[str] | None) -> bool:
+    args = sys.argv[1:] if argv is None else argv
+    return os.environ.get("TCAB_DEBUG", "") not in ("", "0") or "--debug" in args
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI and turn tcab errors into exit code 2."""
+    """Entry point: run the CLI and turn every error into an exit code and a
+    message on stderr (tracebacks only with --debug or TCAB_DEBUG=1)."""
     try:
         code = _main(argv)
     except KeyboardInterrupt:  # a Ctrl-C landing while an outcome was being reported
@@ -103,5 +115,23 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         return 130
+    except OSError as exc:
+        # A file the user named (or the system) refused: name it, no traceback.
+        if _debug(argv):
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.secho(f"error: {where}{exc.strerror or exc}", fg="red", err=True)
+        return 2
+    except RecursionError:
+        if _debug(argv):
+            raise
+        click.secho("error: input nested too deeply", fg="red", err=True)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: never a traceback
+        if _debug(argv):
+            raise
+        click.secho(f"error: unexpected {type(exc).__name__}: {exc} "
+                    "(this is a bug in tcab; rerun with --debug for the traceback)", fg="red", err=True)
+        return 2
     # Without standalone mode click returns ctx.exit(code)'s code instead of exiting.
     return code if isinstance(code, int) else 0

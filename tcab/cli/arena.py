@@ -16,6 +16,7 @@ from pathlib import Path
 
 import click
 
+from tcab.cli.params import JOBS_MAX, ROUNDS_MAX, SECONDS_MAX, SEED, Identifier, count
 from tcab.errors import ArenaError
 from tcab.settings import Settings
 
@@ -47,7 +48,7 @@ def _record_builds(db, builds: list) -> None:
 @click.argument("case")
 @click.argument("modules", nargs=-1, required=True)
 @click.option("--variant", help="Variant slug (default: the case's first).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Game seed.")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Game seed, 0 to 2**63-1.")
 @click.option("--replay", "replay_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the replay (gzip JSON) to this file.")
 @click.option("--json", "as_json", is_flag=True, help="Print the match summary as JSON.")
@@ -67,8 +68,13 @@ def match(settings: Settings, case, modules, variant, seed, replay_out, as_json)
     from tcab.arena.jobs import make_job, run_job
     from tcab.arena.resolve import resolve_game, resolve_module, unique_labels
     from tcab.arena.store import record_summary
+    from tcab.cli.dbcheck import check_results_db
 
     case_v, _, spec = resolve_game(settings, case, variant)
+    check_results_db(settings.results_db)  # before any module is built or match played
+    if len(modules) != spec.participants:  # before building anything for a match that cannot be
+        raise click.BadParameter(f"{spec.case} is a {spec.participants}-seat game, got {len(modules)} modules",
+                                 param_hint="MODULES")
     builds: list = []
     contestants = unique_labels([resolve_module(settings, m, case_v, builds=builds) for m in modules])
     if len(contestants) != spec.participants:
@@ -120,13 +126,15 @@ def _print_match(spec, summary: dict) -> None:
 @click.argument("case")
 @click.argument("modules", nargs=-1, required=True)
 @click.option("--variant", help="Variant slug (default: the case's first).")
-@click.option("--rounds", type=click.IntRange(min=1), help="Matches per pairing (default: [match].rounds).")
+@click.option("--rounds", type=count(ROUNDS_MAX),
+              help=f"Matches per pairing, at most {ROUNDS_MAX} (default: [match].rounds).")
 @click.option("--structure", type=click.Choice(["round-robin", "bracket"]),
               help="Pairing structure (default: [match].structure).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Tournament seed (game seeds derive from it).")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Matches played in parallel (processes).")
-@click.option("--id", "tournament_id", help="Tournament id in results.db (default: derived from the inputs).")
+@click.option("--seed", type=SEED, default=1, show_default=True,
+              help="Tournament seed, 0 to 2**63-1 (game seeds derive from it).")
+@click.option("-j", "--jobs", type=count(JOBS_MAX), default=1, show_default=True,
+              help=f"Matches played in parallel (processes), at most {JOBS_MAX}.")
+@click.option("--id", "tournament_id", type=Identifier(), help="Tournament id in results.db (default: derived from the inputs).")
 @click.option("--json", "as_json", is_flag=True, help="Print standings and matches as JSON.")
 @click.pass_obj
 def tournament(settings: Settings, case, modules, variant, rounds, structure, seed, jobs, tournament_id, as_json):
@@ -149,7 +157,10 @@ def tournament(settings: Settings, case, modules, variant, rounds, structure, se
     from tcab.naming import tournament_id as make_tournament_id
 
     created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    from tcab.cli.dbcheck import check_results_db
+
     case_v, _, spec = resolve_game(settings, case, variant)
+    check_results_db(settings.results_db)  # before any module is built or match played
     builds: list = []
     contestants = unique_labels([resolve_module(settings, m, case_v, builds=builds) for m in modules])
     rounds = rounds or spec.rounds
@@ -233,7 +244,7 @@ def replay():
 @click.option("--rules", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Rules module to use instead of the case's (for games outside the catalog).")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
-@click.option("--max-bytes", type=click.IntRange(min=1), default=None,
+@click.option("--max-bytes", type=click.IntRange(1, 1 << 40), default=None,
               help="Refuse a replay that decompresses to more than this many bytes "
                    "(default 64 MiB: a gzip bomb is refused, not inflated).")
 @click.pass_obj
@@ -282,7 +293,7 @@ def verify(settings: Settings, file: Path, rules: Path | None, as_json: bool, ma
 @click.command("build")
 @click.argument("run_id")
 @click.option("--runtime", "runtime_name", default="docker", show_default=True, help="Runtime backend.")
-@click.option("--timeout", type=click.IntRange(min=1), default=600, show_default=True,
+@click.option("--timeout", type=click.IntRange(1, SECONDS_MAX), default=600, show_default=True,
               help="Seconds allowed for each of install and build (enforced in the container).")
 @click.option("--json", "as_json", is_flag=True, help="Print the build record as JSON.")
 @click.pass_obj
@@ -300,9 +311,11 @@ def build(settings: Settings, run_id: str, runtime_name: str, timeout: int, as_j
       tcab build 20250101-capture-reference-1
     """
     from tcab.arena.build import build_run
+    from tcab.cli.dbcheck import check_results_db
     from tcab.cli.runref import open_run
 
     case, run = open_run(settings, run_id)
+    check_results_db(settings.results_db)
     record = build_run(settings, case, run, runtime=runtime_name, timeout_s=timeout)
     db = _open_db(settings)
     try:

@@ -3,48 +3,36 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
 
-from tcab.catalog import CaseVersion, Catalog, case_digest, load_version, scan_catalog
+from tcab.catalog.listing import Entry, list_entries, newest, variant_slugs
+from tcab.cli.params import JOBS_MAX, count
 from tcab.errors import CatalogError, Problem
 from tcab.settings import Settings
 
-
-def open_catalog(settings: Settings, *, warn: bool = True) -> Catalog:
-    """Scan the catalog; broken cases are left out with a warning on stderr.
-
-    Raises CatalogError when the catalog folder itself is missing.
-    """
-    catalog, problems = scan_catalog(settings.catalog_dir)
-    if not settings.catalog_dir.is_dir():
-        raise CatalogError(problems)
-    if problems and warn:
-        click.secho(
-            f"warning: {len(problems)} problem(s) in the catalog; "
-            "broken cases are left out (see `tcab catalog validate`)",
-            fg="yellow",
-            err=True,
-        )
-    return catalog
+CACHE_FILE = "catalog-validate.json"  # under build/
 
 
-def _row(case: CaseVersion, catalog: Catalog) -> dict:
+def _row(entry: Entry, variants: list[str], versions: list[str]) -> dict:
+    from tcab.catalog import tree_digest
+
     return {
-        "slug": case.slug,
-        "name": case.name,
-        "type": case.type,
-        "difficulty": case.difficulty,
-        "version": case.version,
-        "versions": [c.version for c in catalog.versions_of(case.slug)],
-        "variants": [v.slug for v in case.variants],
-        "tags": list(case.tags),
-        "experimental": case.experimental,
-        "summary": case.summary,
-        "max_runtime_hours": case.max_runtime_hours,
-        "path": str(case.root),
-        "digest": case_digest(case),
+        "slug": entry.slug,
+        "name": entry.name,
+        "type": entry.type,
+        "difficulty": entry.difficulty,
+        "version": entry.version,
+        "versions": versions,
+        "variants": variants,
+        "tags": list(entry.tags),
+        "experimental": entry.experimental,
+        "summary": entry.summary,
+        "max_runtime_hours": entry.max_runtime_hours,
+        "path": str(entry.root),
+        "digest": tree_digest(entry.root),
     }
 
 
@@ -55,6 +43,9 @@ def _row(case: CaseVersion, catalog: Catalog) -> dict:
 def catalog(ctx: click.Context, as_json: bool, experimental: bool) -> None:
     """List the test cases: the newest version of each, with its variants.
 
+    Listing reads the manifests only; `tcab catalog validate` checks every
+    file of every version.
+
     \b
     Examples:
       tcab catalog                       table of the cases
@@ -64,52 +55,90 @@ def catalog(ctx: click.Context, as_json: bool, experimental: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     settings: Settings = ctx.obj
-    cat = open_catalog(settings)
-    cases = cat.latest(experimental=experimental)
+    if not settings.catalog_dir.is_dir():
+        raise CatalogError(Problem(str(settings.catalog_dir), "catalog folder not found (run tcab from "
+                                   "the project folder or set TCAB_CATALOG)"))
+    entries, problems = list_entries(settings.catalog_dir)
+    if problems:
+        click.secho(f"warning: {len(problems)} manifest(s) cannot be listed and are left out "
+                    "(see `tcab catalog validate`)", fg="yellow", err=True)
+    cases = newest(entries, experimental=experimental)
     if as_json:
-        click.echo(json.dumps([_row(c, cat) for c in cases], indent=2))
+        versions: dict[str, list[Entry]] = {}
+        for e in entries:
+            versions.setdefault(e.slug, []).append(e)
+        click.echo(json.dumps([
+            _row(c, variant_slugs(c), [v.version for v in sorted(versions[c.slug], key=lambda v: v.version_key)])
+            for c in cases], indent=2))
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=f"{len(cases)} test case(s) in {settings.catalog_dir}")
     for column in ("slug", "type", "difficulty", "version", "variants", "name"):
         table.add_column(column)
     for c in cases:
         flag = " (experimental)" if c.experimental else ""
-        table.add_row(c.slug, c.type, c.difficulty, c.version + flag,
-                      ", ".join(v.slug for v in c.variants), c.name)
+        # Text, not markup: a name like "[/b]" in a manifest must print as written.
+        table.add_row(*(Text(v) for v in (c.slug, c.type, c.difficulty, c.version + flag,
+                                          ", ".join(variant_slugs(c)), c.name)))
     Console().print(table)
 
 
-def _validate_path(path: Path) -> tuple[list[CaseVersion], list[Problem]]:
-    if (path / "test-case.toml").exists() or (path / "test-case.toml").is_symlink():
-        case, problems = load_version(path)
-        return ([case] if case else []), problems
-    catalog_, problems = scan_catalog(path)
-    return list(catalog_.versions), problems
+def _progress(quiet: bool):
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    return Progress(TextColumn("validating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, transient=True, disable=quiet or not console.is_terminal)
 
 
 @catalog.command()
-@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.argument("path", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
+@click.option("-j", "--jobs", type=count(JOBS_MAX), default=1, show_default=True,
+              help=f"Versions checked in parallel (processes), at most {JOBS_MAX}.")
+@click.option("--no-cache", is_flag=True,
+              help=f"Check every version again, ignoring and not writing build/{CACHE_FILE}.")
 @click.pass_obj
-def validate(settings: Settings, path: Path | None, as_json: bool) -> None:
+def validate(settings: Settings, path: Path | None, as_json: bool, jobs: int, no_cache: bool) -> None:
     """Check a catalog (default: the project's) or one version folder: every
     manifest and variant file, every path, every spec and prompt template of
     every variant, and every seeding collision. Prints all problems at once and
     exits 1 if there is any.
 
+    A catalog's versions are checked in parallel with -j, with a progress bar
+    on stderr; each version's result is cached in build/catalog-validate.json
+    by its content, so an unchanged version is not checked again.
+
     \b
     Examples:
-      tcab catalog validate
+      tcab catalog validate -j 4
       tcab catalog validate test-cases/end-to-end/easy/lights-out/v1.0.0
     """
-    from tcab.seeding import check_case
+    from tcab.catalog.verify import verify_catalog
 
-    cases, problems = _validate_path(path or settings.catalog_dir)
-    for case in cases:
-        problems.extend(check_case(case))
+    target = (path or settings.catalog_dir).resolve()
+    if (target / "test-case.toml").exists() or (target / "test-case.toml").is_symlink():
+        from tcab.catalog import load_version
+        from tcab.seeding import check_case
+
+        case, problems = load_version(target)
+        if case is not None:
+            problems = problems + check_case(case)
+        versions, variants = (1, len(case.variants)) if case else (0, 0)
+        cached = ""
+    else:
+        cache = None if no_cache else settings.build_dir / CACHE_FILE
+        with _progress(as_json) as progress:
+            task = progress.add_task("validating", total=None)
+            verdict = verify_catalog(target, cache=cache, jobs=jobs,
+                                     on_progress=lambda done, total: progress.update(task, completed=done,
+                                                                                     total=total))
+        problems, versions, variants = verdict.problems, verdict.versions, verdict.variants
+        cached = f" ({verdict.total - verdict.checked} from the cache)" if cache is not None else ""
     if as_json:
         click.echo(json.dumps([
             {"path": p.path, "line": p.line, "key": p.key, "message": p.message}
@@ -118,8 +147,8 @@ def validate(settings: Settings, path: Path | None, as_json: bool) -> None:
     else:
         for p in problems:
             click.secho(str(p), fg="red", err=True)
-        variants = sum(len(c.variants) for c in cases)
-        verdict = f"{len(problems)} problem(s)" if problems else "ok"
-        click.echo(f"{verdict}: {len(cases)} case version(s), {variants} variant(s) checked")
+        verdict_text = f"{len(problems)} problem(s)" if problems else "ok"
+        click.echo(f"{verdict_text}: {versions} case version(s), {variants} variant(s) checked{cached}")
     if problems:
+        sys.stdout.flush()
         click.get_current_context().exit(1)

@@ -6,6 +6,7 @@ import json
 
 import click
 
+from tcab.cli.params import Seconds
 from tcab.settings import Settings
 
 
@@ -47,7 +48,7 @@ def harnesses(ctx: click.Context, as_json: bool) -> None:
 
 @harnesses.command("check")
 @click.argument("slug", required=False)
-@click.option("--install-timeout", type=float, default=None, metavar="SECONDS",
+@click.option("--install-timeout", type=Seconds(), default=None, metavar="SECONDS",
               help="Bound of each install (default 900).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.pass_obj

@@ -172,9 +172,12 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
     if max_runtime_s is not None and not math.isfinite(max_runtime_s):  # 1e308 hours
         raise click.BadParameter(f"expected a finite number of hours, got {max_runtime!r}",
                                  param_hint="'--max-runtime'")
+    from tcab.cli.dbcheck import check_results_db
+
     resolved = resolve_case(settings.catalog_dir, case, version, experimental=experimental)
     chosen = resolved.variant(variant)
     harness = load_harness(settings.harnesses_dir, harness_slug)
+    check_results_db(settings.results_db)  # before the container starts, not after the run
     runtime = _runtime_for(runtime_name, kube, max_runtime_s or resolved.max_runtime_hours * 3600)
     console = Console(stderr=as_json)
     cancel = threading.Event()

@@ -11,19 +11,20 @@ import json
 
 import click
 
+from tcab.cli.params import SECONDS_MAX, Seconds
 from tcab.settings import Settings
 
 
 @click.command("validate")
 @click.argument("run_id")
 @click.option("--runtime", "runtime_name", default="docker", show_default=True, help="Runtime backend.")
-@click.option("--timeout", type=click.IntRange(min=1), default=600, show_default=True,
+@click.option("--timeout", type=click.IntRange(1, SECONDS_MAX), default=600, show_default=True,
               help="Seconds allowed for each of install and build (enforced in the container).")
-@click.option("--settle", type=float, default=1.0, show_default=True,
+@click.option("--settle", type=Seconds(), default=1.0, show_default=True,
               help="Seconds to keep watching for errors after the page's load event.")
-@click.option("--load-timeout", type=float, default=30.0, show_default=True,
+@click.option("--load-timeout", type=Seconds(), default=30.0, show_default=True,
               help="Seconds for index.html to answer and fire load.")
-@click.option("--browser-timeout", type=float, default=120.0, show_default=True,
+@click.option("--browser-timeout", type=Seconds(), default=120.0, show_default=True,
               help="Seconds for the whole browser check; then Chromium's process tree is killed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the validation record as JSON.")
 @click.pass_obj
@@ -51,7 +52,10 @@ def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, s
 
     # BrowserLimits refuses a limit that is not finite and positive (exit 2).
     browser = BrowserLimits(load_timeout_s=load_timeout, settle_s=settle, wall_time_s=browser_timeout)
+    from tcab.cli.dbcheck import check_results_db
+
     case, run = open_run(settings, run_id)
+    check_results_db(settings.results_db)
     record = validate_run(settings, case, run, runtime=runtime_name, timeout_s=timeout, browser=browser)
     db = open_db(settings.results_db)
     try:

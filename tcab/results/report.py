@@ -274,15 +274,54 @@ def _baselines(conn: sqlite3.Connection, filters: Filters) -> dict[tuple[str, st
 
 
 def _players(conn: sqlite3.Connection, filters: Filters):
-    # player_totals is kept by triggers on match_seats (see schema.py), so this
-    # reads one row per participant instead of joining every seat with its match.
+    """Each participant's recorded matches, from the same rows as the standings.
+
+    A match is stored once per (case digest, variant, seed, modules): when two
+    entrants of a tournament share one module, their identical matches are
+    one row whose seat labels are the last entrant's, so counting seats by
+    label gave one entrant 2 matches and the other 8 while the standings gave
+    8 each. So a tournament's matches count as its standings (``ratings``)
+    count them, per entrant; only matches outside every tournament are counted
+    from their seats (``player_totals``, kept by triggers, less the seats of
+    tournament matches). A tournament whose ratings lack W/D/L (recorded by an
+    older tcab) is counted from its seats.
+    """
     where, params = _where(filters, "p")
-    rows = conn.execute(
+    totals: dict[tuple, list[int]] = {}
+
+    def add(key: tuple, n: int, w: int, d: int, loss: int, f: int) -> None:
+        acc = totals.setdefault(key, [0, 0, 0, 0, 0])
+        for i, v in enumerate((n, w, d, loss, f)):
+            acc[i] += v
+
+    for row in conn.execute(
         f"""SELECT p.case_slug, p.case_version, p.variant, p.label, p.matches, p.wins, p.draws,
                    p.losses, p.forfeits
-            FROM player_totals p{where}""",
-        params,
-    ).fetchall()
+            FROM player_totals p{where}""", params):
+        add(tuple(row[:4]), *row[4:])
+    where_t, params_t = _where(filters, "t")
+    covered = (f"SELECT t.id FROM tournaments t{where_t}{' AND' if where_t else ' WHERE'} NOT EXISTS "
+               "(SELECT 1 FROM ratings g WHERE g.tournament_id = t.id AND (g.wins IS NULL OR "
+               "g.draws IS NULL OR g.losses IS NULL OR g.forfeits IS NULL))")
+    for row in conn.execute(
+        f"""SELECT m.case_slug, m.case_version, m.variant, coalesce(s.label, s.module_sha256),
+                   count(*), total(s.outcome = 'win'), total(s.outcome = 'draw'),
+                   total(s.outcome = 'loss'), total(s.outcome = 'forfeit')
+            FROM match_seats s JOIN matches m ON m.key = s.match_key
+            WHERE s.match_key IN (SELECT tm.match_key FROM tournament_matches tm
+                                  WHERE tm.tournament_id IN ({covered}))
+            GROUP BY 1, 2, 3, 4""", params_t):
+        add(tuple(row[:4]), *(-int(v) for v in row[4:]))
+    # The arena's standings count a forfeit among the losses; Recorded matches
+    # shows losses and forfeits apart, as the seats do.
+    for row in conn.execute(
+        f"""SELECT t.case_slug, t.case_version, t.variant, g.label, sum(g.wins + g.draws + g.losses),
+                   sum(g.wins), sum(g.draws), sum(g.losses - g.forfeits), sum(g.forfeits)
+            FROM ratings g JOIN tournaments t ON t.id = g.tournament_id
+            WHERE t.id IN ({covered})
+            GROUP BY 1, 2, 3, 4""", params_t):
+        add(tuple(row[:4]), *row[4:])
+    rows = [(*key, *acc) for key, acc in totals.items() if acc[0] > 0]
     rows.sort(key=lambda r: (r[0], r[1], r[2], -r[5] / r[4], r[3]))
     for row in rows:
         yield tuple(row[:3]), PlayerSummary(

@@ -1,0 +1,234 @@
+"""``tcab catalog validate`` over a whole catalog: every version checked in
+full, in parallel, with the result of each cached by its content.
+
+Each version folder is parsed (manifest, variants, paths) and deep-checked
+(``tcab.seeding.check_case``: seeding plan and prompt of every variant). The
+outcome (its slug, its variant count, its problems) is cached per version
+folder under ``build/catalog-validate.json`` with the folder's content digest
+(``tcab.catalog.digest``) and a stat fingerprint of its files (path, type,
+size, mtime, ctime, inode, in the manner of git's index): an unchanged
+fingerprint reuses the result without reading a file; a changed one is
+re-digested, and the same digest still reuses it. The whole cache is dropped
+when tcab's catalog, seeding or template code changes. The cache is written
+atomically, also when the check is interrupted, so a second run resumes.
+
+Cross-version checks (one slug per case folder, one folder per slug) run
+after, on the cached slugs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from tcab import __version__
+from tcab.catalog.fields import show
+from tcab.catalog.loader import _dirs, _version_dirs, check_slug
+from tcab.catalog.model import DIFFICULTIES, TYPES
+from tcab.catalog.toml import display_path
+from tcab.errors import Problem
+
+CACHE_FORMAT = 1
+_CODE = ("catalog", "seeding", "templates")  # the code a cached verdict depends on
+CHUNK = 32  # versions per worker task: amortizes the process round trip
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome of checking a catalog."""
+
+    versions: int
+    variants: int
+    problems: list[Problem]
+    checked: int      # versions checked now (the others came from the cache)
+    total: int = 0    # version folders found
+
+
+def validator_id() -> str:
+    """Identifies the code that produced cached verdicts: tcab's version and the
+    source of the catalog, seeding and template packages."""
+    h = hashlib.sha256(f"{CACHE_FORMAT}/{__version__}".encode())
+    base = Path(__file__).resolve().parents[1]
+    for part in _CODE:
+        for path in sorted((base / part).glob("*.py")):
+            h.update(path.name.encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def stat_fingerprint(root: Path) -> str:
+    """A hash of every entry's (path, mode, size, mtime, ctime, inode) below ``root``,
+    skipping what the content digest skips (``__pycache__``, ``*.pyc``)."""
+    h = hashlib.blake2b(digest_size=20)
+    stack = [(str(root), "")]
+    while stack:
+        path, rel = stack.pop()
+        with os.scandir(path) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        for e in entries:
+            if e.name == "__pycache__" or e.name.endswith(".pyc"):
+                continue
+            st = e.stat(follow_symlinks=False)
+            name = f"{rel}/{e.name}"
+            h.update(f"{name}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0"
+                     f"{st.st_ino}\n".encode("utf-8", "surrogateescape"))
+            if e.is_dir(follow_symlinks=False):
+                stack.append((e.path, name))
+    return h.hexdigest()
+
+
+def _absolute(p: Problem) -> dict:
+    return {"path": os.path.abspath(p.path), "message": p.message, "key": p.key, "line": p.line}
+
+
+def _shown(d: dict) -> Problem:
+    return Problem(display_path(Path(d["path"])), d["message"], key=d["key"], line=d["line"])
+
+
+def check_version(vdir: str, case_type: str, difficulty: str) -> dict:
+    """Parse and deep-check one version folder; the JSON-ready verdict."""
+    from tcab.catalog.manifest import parse_manifest
+    from tcab.seeding import check_case
+
+    root = Path(vdir)
+    case, problems = parse_manifest(root, case_type, difficulty, root.name)
+    if case is not None:
+        problems = problems + check_case(case)
+    return {"slug": case.slug if case else None, "variants": len(case.variants) if case else 0,
+            "problems": [_absolute(p) for p in problems]}
+
+
+def _check_chunk(chunk: list[tuple[str, str, str]]) -> list[tuple[str, dict]]:
+    return [(vdir, check_version(vdir, t, d)) for vdir, t, d in chunk]
+
+
+def _layout(root: Path, problems: list[Problem]) -> list[tuple[Path, str, str, Path]]:
+    """(case folder, type, difficulty, version folder) of every version; problems
+    for folders in the wrong place."""
+    found = []
+    for tdir in _dirs(root):
+        if tdir.name not in TYPES:
+            problems.append(Problem(display_path(tdir), f"unknown test type folder; "
+                                    f"expected one of {', '.join(TYPES)}"))
+            continue
+        for ddir in _dirs(tdir):
+            if ddir.name not in DIFFICULTIES:
+                problems.append(Problem(display_path(ddir), f"unknown difficulty folder; "
+                                        f"expected one of {', '.join(DIFFICULTIES)}"))
+                continue
+            for cdir in _dirs(ddir):
+                found.extend((cdir, tdir.name, ddir.name, v) for v in _version_dirs(cdir, problems))
+    return found
+
+
+def _load_cache(path: Path | None, validator: str) -> dict:
+    if path is None:
+        return {}
+    try:
+        import orjson
+
+        doc = orjson.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}  # absent or damaged: start over
+    if not isinstance(doc, dict) or doc.get("validator") != validator or not isinstance(doc.get("versions"), dict):
+        return {}
+    return doc["versions"]
+
+
+def _save_cache(path: Path, validator: str, versions: dict) -> None:
+    import orjson
+
+    from tcab.atomic import write_bytes
+
+    write_bytes(path, orjson.dumps({"validator": validator, "versions": versions}))
+
+
+def verify_catalog(root: Path | str, *, cache: Path | None = None, jobs: int = 1,
+                   on_progress: Callable[[int, int], None] | None = None) -> Verdict:
+    """Check every version folder under ``root``; ``cache`` is the cache file
+    (None: no cache); ``on_progress(done, total)`` after each version."""
+    from tcab.catalog.digest import tree_digest
+
+    root = Path(root).resolve()
+    problems: list[Problem] = []
+    if not root.is_dir():
+        return Verdict(0, 0, [Problem(display_path(root), "catalog folder not found")], 0)
+    layout = _layout(root, problems)
+    validator = validator_id() if cache is not None else ""
+    cached = _load_cache(cache, validator)
+    fresh: dict[str, dict] = {}
+    todo: list[tuple[str, str, str]] = []
+    done = 0
+    total = len(layout)
+    for _, case_type, difficulty, vdir in layout:
+        key = str(vdir)
+        entry = cached.get(key)
+        if entry is not None:
+            fingerprint = stat_fingerprint(vdir)
+            if entry.get("stat") != fingerprint:
+                digest = tree_digest(vdir)
+                entry = {**entry, "stat": fingerprint} if entry.get("digest") == digest else None
+            if entry is not None:
+                fresh[key] = entry
+                done += 1
+                if on_progress:
+                    on_progress(done, total)
+                continue
+        todo.append((key, case_type, difficulty))
+    try:
+        for vdir, verdict in _run(todo, jobs):
+            if cache is not None:
+                # Fingerprint after the check: an edit during it makes the next run re-check.
+                verdict = {**verdict, "stat": stat_fingerprint(Path(vdir)), "digest": tree_digest(vdir)}
+            fresh[vdir] = verdict
+            done += 1
+            if on_progress:
+                on_progress(done, total)
+    finally:
+        if cache is not None:
+            _save_cache(cache, validator, {**cached, **fresh})
+    return _assemble(layout, fresh, problems, checked=len(todo))
+
+
+
+def _run(todo: list[tuple[str, str, str]], jobs: int):
+    if jobs <= 1 or len(todo) <= CHUNK:
+        for vdir, t, d in todo:
+            yield vdir, check_version(vdir, t, d)
+        return
+    chunks = [todo[i:i + CHUNK] for i in range(0, len(todo), CHUNK)]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(_check_chunk, c) for c in chunks]
+        try:
+            for future in as_completed(futures):
+                yield from future.result()
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+
+
+def _assemble(layout, verdicts: dict[str, dict], problems: list[Problem], *, checked: int) -> Verdict:
+    owner: dict[str, Path] = {}
+    versions = variants = 0
+    slugs: dict[Path, dict[str, str]] = {}
+    for cdir, _, _, vdir in layout:
+        verdict = verdicts[str(vdir)]
+        problems.extend(_shown(p) for p in verdict["problems"])
+        slug = verdict["slug"]
+        if slug is None:  # did not parse; its problems say why
+            continue
+        where = display_path(vdir / "test-case.toml")
+        if not check_slug(slug, vdir.name, where, slugs.setdefault(cdir, {}), problems):
+            continue
+        other = owner.setdefault(slug, cdir)
+        if other != cdir:
+            problems.append(Problem(where, f"{show(slug)} is also the slug of {display_path(other)}", key="slug"))
+            continue
+        versions += 1
+        variants += verdict["variants"]
+    return Verdict(versions, variants, problems, checked, len(layout))
