@@ -63,7 +63,7 @@ EXPECTED: dict[str, tuple[str, str | None, str]] = {
 
 # Found by the deep check (templates, prompt, seeding plan), not by the parser.
 EXPECTED_DEEP: dict[str, tuple[str, str]] = {
-    f"{E2E}/spec-template-syntax": ("specs/rules.md.hbs:4", "template syntax error"),
+    f"{E2E}/spec-template-syntax": ("specs/rules.md.hbs:6:1", "{{/iff}} does not close {{#if}}"),
     f"{E2E}/spec-template-unknown-var": ("specs/rules.md.hbs:3", "unknown variable 'variant.params.size'"),
     f"{E2E}/prompt-unknown-var": ("prompt.hbs:1", "unknown variable 'workspce'"),
     f"{E2E}/seed-collision": ("specs/a.md", "from workspace and from spec specs/a.md"),
