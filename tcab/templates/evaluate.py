@@ -13,9 +13,9 @@ arrays joined by commas) and truthiness is JavaScript's as Handlebars'
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from tcab.templates.parse import Block, Call, Comment, Literal, Mustache, Path, Program, Text
