@@ -3,7 +3,7 @@ PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 export DOCKER_HOST ?= unix:///run/tcab/podman.sock
 
-.PHONY: setup host podman images test demo bench lint clean
+.PHONY: setup node-deps host podman images test demo bench lint clean
 
 setup:            ## install tcab and its Python dependencies (editable)
 	$(PIP) install --quiet -e '.[dev]'
@@ -17,7 +17,10 @@ podman: host      ## start Podman's Docker-compatible socket at $(DOCKER_HOST)
 images: podman    ## build the run images locally from Debian (debootstrap + layers)
 	bash containers/build-images.sh
 
-test: setup images ## the whole test suite, against real Podman (installs and starts what it needs)
+node-deps:        ## handlebars.js, pinned, which the template tests compare tcab with
+	npm ci --prefix tests/templates/node --no-audit --no-fund
+
+test: setup node-deps images ## the whole test suite, against real Podman (installs and starts what it needs)
 	$(PYTHON) -m pytest -q
 
 demo: setup images ## the main job: run the demo sweep (benchmark.yaml) and print the standings

@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import fastjsonschema
-
 from tcab.arena.sandbox import Limits
+from tcab.catalog.schemas import SchemaCompileError, Validator
 from tcab.errors import ArenaError
 
 
@@ -155,48 +154,7 @@ def compile_schema(path: Path | None):
         raise ArenaError(f"{path}: not JSON: {exc}") from exc
     try:
         return Validator(schema)
-    except fastjsonschema.JsonSchemaDefinitionException as exc:
+    except SchemaCompileError as exc:
         raise ArenaError(f"{path}: not a valid JSON Schema: {exc}") from exc
 
 
-def _inline_refs(node: Any, root: dict, seen: tuple[str, ...]) -> Any:
-    """Replace local ``$ref``s (``#/definitions/x``, ``#/$defs/x``) by their
-    target, except recursive ones. fastjsonschema turns each ``$ref`` into a
-    call whose name argument is formatted eagerly for every array item."""
-    if isinstance(node, list):
-        return [_inline_refs(v, root, seen) for v in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/") and ref not in seen and len(node) == 1:
-        target: Any = root
-        for part in ref[2:].split("/"):
-            if not isinstance(target, dict) or part not in target:
-                return node
-            target = target[part]
-        return _inline_refs(target, root, (*seen, ref))
-    return {k: _inline_refs(v, root, seen) for k, v in node.items()}
-
-
-class Validator:
-    """A compiled schema that is fast on the happy path.
-
-    fastjsonschema formats a path name for every array item it hands to a
-    ``$ref``'d definition, which cost a third of a capture tick; the fast
-    validator has local refs inlined and no detailed exceptions. Only when the fast check fails is the detailed validator compiled
-    and run, for a message that names the failing path.
-    """
-
-    def __init__(self, schema: dict):
-        self.schema = schema
-        self._fast = fastjsonschema.compile(_inline_refs(schema, schema, ()), detailed_exceptions=False)
-        self._detailed = None
-
-    def __call__(self, data: Any) -> Any:
-        try:
-            return self._fast(data)
-        except fastjsonschema.JsonSchemaException:
-            if self._detailed is None:
-                self._detailed = fastjsonschema.compile(self.schema)
-            self._detailed(data)  # raises with the detailed message
-            raise

@@ -23,6 +23,7 @@ from tcab.catalog.model import (
     Variant,
 )
 from tcab.catalog.paths import check_dest, check_path
+from tcab.catalog.schemas import SchemaCompileError, Validator
 from tcab.catalog.toml import read_toml
 from tcab.catalog.variants import check_unique_dests, humanize, parse_spec, parse_variant
 from tcab.errors import Problem
@@ -166,6 +167,11 @@ def _schema(f: Fields, key: str, root: Path) -> str | None:
         return None
     if not isinstance(schema, dict):
         f.problem(key, f"{show(rel)} is not a JSON Schema object")
+        return None
+    try:
+        Validator(schema)
+    except SchemaCompileError as exc:
+        f.problem(key, f"{show(rel)} is not a valid JSON Schema: {exc}")
         return None
     return rel
 

@@ -8,37 +8,23 @@ from typing import Any
 from tcab.catalog import CaseVersion, Variant
 from tcab.catalog.toml import display_path
 from tcab.errors import SeedError
-from tcab.seeding.plan import spec_context, variant_context
+from tcab.seeding.plan import variant_context
 from tcab.templates import render_template
 
 WORKSPACE = "/work"
-
-
-def _title(case: CaseVersion, variant: Variant, source: str, dest: str) -> str:
-    """A spec's name: its first Markdown ``# `` heading, else its file name."""
-    path = case.path(source)
-    try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return PurePosixPath(dest).name
-    if source.endswith(".hbs"):
-        text = render_template(text, display_path(path), spec_context(case, variant))
-    for line in text.splitlines():
-        if line.startswith("# "):
-            return line[2:].strip()
-    return PurePosixPath(dest).name
 
 
 def prompt_context(
     case: CaseVersion, variant: Variant, workspace: str = WORKSPACE
 ) -> dict[str, Any]:
     """``workspace``, ``version``, ``variant`` and ``specs`` (each ``dest``, ``path``
-    inside the container, ``name``), common specs first."""
+    inside the container, ``name`` = the dest's file stem), common specs first."""
     specs = [
         {
             "dest": spec.dest,
             "path": f"{workspace.rstrip('/')}/{spec.dest}",
-            "name": _title(case, variant, spec.source, spec.dest),
+            # the original's docs define a spec's name as its file stem
+            "name": PurePosixPath(spec.dest).stem,
         }
         for spec in case.specs_for(variant)
     ]

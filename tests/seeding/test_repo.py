@@ -173,8 +173,9 @@ def test_prompt_lists_specs_common_first_with_container_paths(sample):
     assert "`/work`" in text and "Torus variant" in text
     lines = [line for line in text.splitlines() if line.startswith("- `/work/specs/")]
     assert lines == [
-        "- `/work/specs/overview.md` (Lights Out — overview)",
-        "- `/work/specs/rules.md` (Lights Out — rules (Torus))",
-        "- `/work/specs/torus.md` (Torus edges)",
+        # a spec's name is its destination's file stem, as the original defines it
+        "- `/work/specs/overview.md` (overview)",
+        "- `/work/specs/rules.md` (rules)",
+        "- `/work/specs/torus.md` (torus)",
     ]
     assert "{{" not in text

@@ -49,7 +49,6 @@ def test_helpers(template, expected):
     ("{{shout variant.name}}", "unknown helper 'shout'"),
     ("{{#if (shout 1)}}x{{/if}}", "unknown helper 'shout'"),
     ("{{> header}}", "partials"),
-    ("{{#each version}}x{{/each}}", "needs a list or a table"),
 ])
 def test_strict_errors_name_template_and_variable(template, fragment):
     with pytest.raises(TemplateError) as info:
@@ -60,12 +59,12 @@ def test_strict_errors_name_template_and_variable(template, fragment):
 
 
 def test_unknown_variable_error_names_the_line():
-    with pytest.raises(TemplateError, match=r"^p\.hbs:3: unknown variable 'workspce'"):
+    with pytest.raises(TemplateError, match=r"^p\.hbs:3:5: unknown variable 'workspce'"):
         render_template("a\nb\nsee {{workspce}}\n", "p.hbs", CONTEXT)
 
 
 def test_syntax_error_names_template_and_line():
-    with pytest.raises(TemplateError, match=r"^s\.hbs:2: template syntax error"):
+    with pytest.raises(TemplateError, match=r"^s\.hbs:2:22: \{\{/fi\}\} does not close \{\{#if\}\}"):
         compile_template("ok\n{{#if x}}never closed{{/fi}}\n", "s.hbs")
 
 
@@ -74,4 +73,20 @@ def test_compiled_template_is_reusable_and_cached():
     assert compile_template("{{version}}", "v.hbs") is first
     assert first.render({"version": "v1"}) == "v1"
     assert first.render({"version": "v2"}) == "v2"
-    assert first.problems({}) == ["unknown variable 'version'"]
+    assert first.problems({}) == ["v.hbs:1:1: unknown variable 'version'"]
+
+
+def test_unclosed_block_at_end_of_file_is_an_error_not_a_truncated_spec():
+    source = "# Rules\n\nintro\n{{#if variant.params.wrap}}\nwraps\n\nmore text\n"
+    with pytest.raises(TemplateError, match=r"^r\.hbs:4:1: unclosed block \{\{#if variant\.params\.wrap\}\}"):
+        render_template(source, "r.hbs", CONTEXT)
+
+
+def test_error_column_is_exact_after_standalone_lines_and_crlf():
+    source = "a\r\n{{#each specs}}\r\n  - {{name}}\r\n{{/each}}\r\n{{! note }}\r\nx {{nme}} {{ also }}\r\n"
+    with pytest.raises(TemplateError) as info:
+        render_template(source, "c.hbs", CONTEXT)
+    assert str(info.value).splitlines() == [
+        "c.hbs:6:3: unknown variable 'nme'",
+        "c.hbs:6:11: unknown variable 'also'",
+    ]
