@@ -10,8 +10,8 @@ from tcab.errors import Problem, SeedError, TemplateError
 from tcab.seeding.plan import plan_seed
 from tcab.seeding.prompt import render_prompt
 
-# How tcab.templates words an error: "<template>[:<line>]: <what>", one per line.
-_TEMPLATE_LINE = re.compile(r"^(?P<path>\S+?\.hbs)(?::(?P<line>\d+))?: (?P<message>.*)$")
+# How tcab.templates words an error: "<template>[:<line>[:<column>]]: <what>", one per line.
+_TEMPLATE_LINE = re.compile(r"^(?P<path>\S+?\.hbs)(?::(?P<line>\d+)(?::(?P<col>\d+))?)?: (?P<message>.*)$")
 
 
 def _problems(case: CaseVersion, variant: Variant, exc: Exception) -> list[Problem]:
@@ -24,7 +24,8 @@ def _problems(case: CaseVersion, variant: Variant, exc: Exception) -> list[Probl
                 found.append(Problem(where, f"variant {variant.slug}: {text}"))
                 continue
             line = int(m["line"]) if m["line"] else None
-            found.append(Problem(m["path"], m["message"], line=line))
+            column = f" (column {m['col']})" if m["col"] else ""
+            found.append(Problem(m["path"], m["message"] + column, line=line))
         return found
     return [Problem(where, f"variant {variant.slug}: {exc}")]
 

@@ -101,13 +101,13 @@ EXPECTED: list[tuple[str, int | None, str | None, str]] = [
 # each of these versions parses and has exactly this one deep problem.
 EXPECTED_DEEP: list[tuple[str, int | None, str | None, str]] = [
     ('end-to-end/easy/prompt-unknown-var/v1.0.0/prompt.hbs', 1, None,
-         "unknown variable 'workspce'"),
+         "unknown variable 'workspce' (column 9)"),
     ('end-to-end/easy/seed-collision/v1.0.0/variants/base.toml', None, None,
          'variant base: seed-collision@v1.0.0 variant base: sources collide:\n  specs/a.md: from workspace and from spec specs/a.md'),
-    ('end-to-end/easy/spec-template-syntax/v1.0.0/specs/rules.md.hbs', 4, None,
-         "template syntax error at column 39 near '}}' (an unclosed or mismatched {{#block}}?)"),
+    ('end-to-end/easy/spec-template-syntax/v1.0.0/specs/rules.md.hbs', 6, None,
+         "{{/iff}} does not close {{#if}} (column 1)"),
     ('end-to-end/easy/spec-template-unknown-var/v1.0.0/specs/rules.md.hbs', 3, None,
-         "unknown variable 'variant.params.size'"),
+         "unknown variable 'variant.params.size' (column 14)"),
     ('end-to-end/easy/symlink-in-workspace/v1.0.0/variants/base.toml', None, None,
          "variant base: {root}/end-to-end/easy/symlink-in-workspace/v1.0.0/workspace/evil: symlink to '/etc/passwd' leads outside the workspace workspace/"),
 ]

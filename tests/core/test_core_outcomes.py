@@ -48,7 +48,7 @@ def test_the_report_shows_every_status_with_its_label(tmp_path):
     from tcab.results import open_db, record_run
     from tcab.results.html import write_html
     from tcab.results.report import Filters, build_report, connect
-    from tests.results.results_rows import run_row
+    from tests.support.results_rows import run_row
 
     db = open_db(tmp_path / "results.db")
     record_run(db, run_row("r1", status="limit_exceeded"), [])

@@ -94,7 +94,7 @@ def test_a_file_that_is_not_sqlite_is_a_clear_error(tmp_path):
 
 def test_migration_0005_adds_limit_exceeded_and_keeps_every_run_and_stage(db_path):
     from tcab.results import record_run
-    from tests.results.results_rows import run_row
+    from tests.support.results_rows import run_row
 
     old = open_db(db_path, migrations=MIGRATIONS[:4])  # a results.db written before 0005
     try:

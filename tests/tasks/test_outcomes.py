@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from tests.tasks.test_incremental import ALL_TASKS
 
 SCRIPTED = {t for t in ALL_TASKS if t.startswith("run:") and t.endswith("/scripted/1")}
