@@ -228,6 +228,12 @@ class DockerRuntime:
             state = self.api.inspect_container(container).get("State") or {}
         except docker.errors.NotFound:
             return "was removed while the command ran (outside tcab)"
+        except docker.errors.APIError as exc:
+            # Podman answers a removed container with 500 "no such container"
+            # while it is being torn down, not always with 404.
+            if "no such container" in str(exc.explanation or exc).lower():
+                return "was removed while the command ran (outside tcab)"
+            return f"could not be inspected after the command: {exc}"
         except Exception as exc:
             return f"could not be inspected after the command: {exc}"
         if state.get("Running") and not state.get("Paused"):
