@@ -93,10 +93,10 @@ def test_tournament_json_and_rows(tcab, tmp_path):
 
 HELP = {
     "match": ("[OPTIONS] CASE MODULES...",
-              {"--variant TEXT", "--seed INTEGER", "--replay FILE", "--json"}),
+              {"--variant TEXT", "--seed INTEGER RANGE", "--replay FILE", "--json"}),
     "tournament": ("[OPTIONS] CASE MODULES...",
                    {"--variant TEXT", "--rounds INTEGER RANGE", "--structure [round-robin|bracket]",
-                    "--seed INTEGER", "-j, --jobs INTEGER RANGE", "--id TEXT", "--json"}),
+                    "--seed INTEGER RANGE", "-j, --jobs INTEGER RANGE", "--id ID", "--json"}),
     "replay verify": ("[OPTIONS] FILE", {"--rules FILE", "--json", "--max-bytes INTEGER RANGE"}),
     "build": ("[OPTIONS] RUN_ID", {"--runtime TEXT", "--timeout INTEGER RANGE", "--json"}),
 }

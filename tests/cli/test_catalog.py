@@ -109,13 +109,14 @@ def test_seed_with_a_broken_template_exits_2_and_leaves_nothing(tmp_path):
 def test_prompt_prints_the_rendered_prompt():
     res = tcab("prompt", "lights-out", "--variant", "torus", catalog=REPO / "test-cases")
     assert res.returncode == 0
-    assert "- `/work/specs/torus.md` (Torus edges)" in res.stdout
+    # A spec's name is its destination's file stem, as the original's docs define it.
+    assert "- `/work/specs/torus.md` (torus)" in res.stdout
 
 
 PICK = {"--version V", "--variant X", "--experimental"}
 HELP = {
     "catalog": ("[OPTIONS] COMMAND [ARGS]...", {"--json", "--experimental"}),
-    "catalog validate": ("[OPTIONS] [PATH]", {"--json"}),
+    "catalog validate": ("[OPTIONS] [PATH]", {"--json", "--no-cache", "-j, --jobs INTEGER RANGE"}),
     "seed": ("[OPTIONS] CASE", PICK | {"--out DIR", "--json"}),
     "prompt": ("[OPTIONS] CASE", PICK),
 }
