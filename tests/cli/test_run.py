@@ -61,7 +61,7 @@ def test_a_second_ctrl_c_during_cleanup_keeps_the_record(settings, scripted, pod
     removed or the record is written, and must not cut either."""
     scripted("echo agent-started; sleep 300", slug="sleeper")
     proc = subprocess.Popen([sys.executable, "-m", "tcab", "run", "lights-out", "--harness", "sleeper"],
-                            env={**_env(settings), "COLUMNS": "200"}, cwd=settings.root,
+                            env={**cli_env(settings), "COLUMNS": "200"}, cwd=settings.root,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             # A background process would otherwise start with SIGINT ignored.
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
