@@ -4,8 +4,8 @@ A seed and its prompt are pure functions of the case version's files and the
 variant (the commit id is the same on any machine), so the first run of a
 variant stores both under ``build/seed-cache/<case digest>/<variant>/`` and
 later runs copy the stored repository instead of rendering templates again.
-That also spares ``tcab run`` importing pybars, whose grammar is compiled at
-import time (about 0.4 s). The key carries tcab's version, so a release that
+That also spares ``tcab run`` importing the seeding and template modules
+(pygit2 and the renderer). The key carries tcab's version, so a release that
 renders differently never reuses an old entry.
 """
 
@@ -42,7 +42,7 @@ def seed_from_cache(cache_dir: Path, case: CaseVersion, variant: Variant, dest: 
     """
     entry = cache_entry(cache_dir, case, variant)
     if not (entry / "prompt.txt").is_file():
-        from tcab.seeding import (  # slow import (pygit2, pybars): a miss only
+        from tcab.seeding import (  # slow import (pygit2, the template renderer): a miss only
             render_prompt,
             seed_repository,
         )
