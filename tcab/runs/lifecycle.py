@@ -170,7 +170,8 @@ def _seed(settings: Settings, case: CaseVersion, variant: Variant, options: RunO
     commit = str(pygit2.Repository(str(seed_dir)).head.target)
     if options.prompt is not None:
         return _Seed(seed_dir, commit, options.prompt, own=False)
-    from tcab.seeding import render_prompt  # slow import (pygit2, the template renderer), rarely needed
+    # Slow import (pygit2, the template renderer), rarely needed.
+    from tcab.seeding import render_prompt
 
     return _Seed(seed_dir, commit, render_prompt(case, variant), own=False)
 
