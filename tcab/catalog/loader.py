@@ -79,7 +79,25 @@ def _dirs(path: Path) -> list[Path]:
     return sorted(p for p in path.iterdir() if not p.name.startswith(".") and p.is_dir())
 
 
-def _version_dirs(case_dir: Path, problems: list[Problem]) -> Iterable[Path]:
+def case_folders(root: Path, problems: list[Problem]) -> list[tuple[Path, str, str]]:
+    """(case folder, type, difficulty) of every case under ``root``; a folder
+    in the wrong place is a problem, not a case."""
+    found = []
+    for tdir in _dirs(root):
+        if tdir.name not in TYPES:
+            problems.append(Problem(display_path(tdir), f"unknown test type folder; "
+                                    f"expected one of {', '.join(TYPES)}"))
+            continue
+        for ddir in _dirs(tdir):
+            if ddir.name not in DIFFICULTIES:
+                problems.append(Problem(display_path(ddir), f"unknown difficulty folder; "
+                                        f"expected one of {', '.join(DIFFICULTIES)}"))
+                continue
+            found.extend((cdir, tdir.name, ddir.name) for cdir in _dirs(ddir))
+    return found
+
+
+def version_dirs(case_dir: Path, problems: list[Problem]) -> Iterable[Path]:
     for vdir in _dirs(case_dir):
         try:
             version_key(vdir.name)
@@ -121,22 +139,12 @@ def scan_catalog(root: Path | str) -> tuple[Catalog, list[Problem]]:
         return Catalog(root, ()), problems
     found: list[CaseVersion] = []
     owner: dict[str, Path] = {}
-    for tdir in _dirs(root):
-        if tdir.name not in TYPES:
-            problems.append(Problem(display_path(tdir), f"unknown test type folder; "
-                                    f"expected one of {', '.join(TYPES)}"))
-            continue
-        for ddir in _dirs(tdir):
-            if ddir.name not in DIFFICULTIES:
-                problems.append(Problem(display_path(ddir), f"unknown difficulty folder; "
-                                        f"expected one of {', '.join(DIFFICULTIES)}"))
-                continue
-            for cdir in _dirs(ddir):
-                cases, found_problems = parse_case_folder(cdir, tdir.name, ddir.name)
-                problems.extend(found_problems)
-                for case in cases:
-                    if check_owner(case, cdir, owner, problems):
-                        found.append(case)
+    for cdir, case_type, difficulty in case_folders(root, problems):
+        cases, found_problems = parse_case_folder(cdir, case_type, difficulty)
+        problems.extend(found_problems)
+        for case in cases:
+            if check_owner(case, cdir, owner, problems):
+                found.append(case)
     return Catalog(root, tuple(found)), problems
 
 
@@ -146,7 +154,7 @@ def parse_case_folder(cdir: Path, case_type: str, difficulty: str) -> tuple[list
     problems: list[Problem] = []
     found: list[CaseVersion] = []
     slugs: dict[str, str] = {}
-    for vdir in _version_dirs(cdir, problems):
+    for vdir in version_dirs(cdir, problems):
         case, found_problems = parse_manifest(vdir, case_type, difficulty, vdir.name)
         problems.extend(found_problems)
         if case is not None and check_slug(case.slug, case.version, display_path(case.manifest),

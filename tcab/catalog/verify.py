@@ -27,8 +27,7 @@ from pathlib import Path
 
 from tcab import __version__
 from tcab.catalog.fields import show
-from tcab.catalog.loader import _dirs, _version_dirs, check_slug
-from tcab.catalog.model import DIFFICULTIES, TYPES
+from tcab.catalog.loader import case_folders, check_slug, version_dirs
 from tcab.catalog.toml import display_path
 from tcab.errors import Problem
 
@@ -107,22 +106,10 @@ def _check_chunk(chunk: list[tuple[str, str, str]]) -> list[tuple[str, dict]]:
 
 
 def _layout(root: Path, problems: list[Problem]) -> list[tuple[Path, str, str, Path]]:
-    """(case folder, type, difficulty, version folder) of every version; problems
-    for folders in the wrong place."""
-    found = []
-    for tdir in _dirs(root):
-        if tdir.name not in TYPES:
-            problems.append(Problem(display_path(tdir), f"unknown test type folder; "
-                                    f"expected one of {', '.join(TYPES)}"))
-            continue
-        for ddir in _dirs(tdir):
-            if ddir.name not in DIFFICULTIES:
-                problems.append(Problem(display_path(ddir), f"unknown difficulty folder; "
-                                        f"expected one of {', '.join(DIFFICULTIES)}"))
-                continue
-            for cdir in _dirs(ddir):
-                found.extend((cdir, tdir.name, ddir.name, v) for v in _version_dirs(cdir, problems))
-    return found
+    """(case folder, type, difficulty, version folder) of every version."""
+    return [(cdir, case_type, difficulty, vdir)
+            for cdir, case_type, difficulty in case_folders(root, problems)
+            for vdir in version_dirs(cdir, problems)]
 
 
 def _load_cache(path: Path | None, validator: str) -> dict:
