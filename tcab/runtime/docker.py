@@ -14,14 +14,12 @@ import dataclasses
 import io
 import os
 import tarfile
-import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
 from tcab.errors import ImageNotFound, RuntimeBackendError
 from tcab.runtime.base import (
     RUN_LABEL,
-    RUN_USER,
     WORKDIR,
     CollectLimits,
     CollectReport,
@@ -32,6 +30,7 @@ from tcab.runtime.base import (
 )
 from tcab.runtime.collect import extract_tree, prune_deep
 from tcab.runtime.exec import run_exec
+from tcab.runtime.pack import pack_tree
 
 DEFAULT_SOCKET = "unix:///run/tcab/podman.sock"
 
@@ -250,18 +249,7 @@ class DockerRuntime:
         src = Path(src)
         if not src.is_dir():
             raise RuntimeBackendError(f"copy in: {src} is not a folder")
-        with tempfile.TemporaryFile() as buf:
-            with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
-                for path in sorted(src.rglob("*")):
-                    info = tar.gettarinfo(str(path), arcname=path.relative_to(src).as_posix())
-                    info.uid = info.gid = self._run_uid
-                    info.uname = info.gname = RUN_USER
-                    if info.isreg():
-                        with open(path, "rb") as fh:
-                            tar.addfile(info, fh)
-                    else:
-                        tar.addfile(info)
-            buf.seek(0)
+        with pack_tree(src, self._run_uid) as buf:
             try:
                 ok = self.api.put_archive(container, dest, buf)
             except Exception as exc:

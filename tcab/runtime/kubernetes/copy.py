@@ -16,34 +16,17 @@ import posixpath
 import re
 import shutil
 import tarfile
-import tempfile
 from pathlib import Path
 
 from tcab.errors import RuntimeBackendError
-from tcab.runtime.base import RUN_USER, CollectLimits, CollectReport, Refusal
+from tcab.runtime.base import CollectLimits, CollectReport, Refusal
 from tcab.runtime.collect import extract_tree
 from tcab.runtime.kubernetes.exec import ExecStream, parse_status
+from tcab.runtime.pack import pack_tree
 
 _UNPACK = 'head -c "$0" | tar -x -f - -C "$1"'
 _PACK = 'cd "$0" && exec tar -c -f - -- "$1"'
 _TAR_SKIPPED = re.compile(r"^tar: (.+?): (Cannot open|Cannot stat|Cannot readlink|Read error)[^:]*: (.+)$")
-
-
-def pack(src: Path, uid: int) -> tempfile.SpooledTemporaryFile:
-    """The contents of ``src`` as a tar file (rewound), owned by the run user."""
-    buf = tempfile.SpooledTemporaryFile(max_size=8 << 20)
-    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for path in sorted(src.rglob("*")):
-            info = tar.gettarinfo(str(path), arcname=path.relative_to(src).as_posix())
-            info.uid = info.gid = uid
-            info.uname = info.gname = RUN_USER
-            if info.isreg():
-                with open(path, "rb") as fh:
-                    tar.addfile(info, fh)
-            else:
-                tar.addfile(info)
-    buf.seek(0)
-    return buf
 
 
 def copy_in(open_stream, src: Path, dest: str, uid: int) -> None:
@@ -51,7 +34,7 @@ def copy_in(open_stream, src: Path, dest: str, uid: int) -> None:
     src = Path(src)
     if not src.is_dir():
         raise RuntimeBackendError(f"copy in: {src} is not a folder")
-    with pack(src, uid) as buf:
+    with pack_tree(src, uid) as buf:
         size = buf.seek(0, io.SEEK_END)
         buf.seek(0)
         stream: ExecStream = open_stream(["sh", "-c", _UNPACK, str(size), dest], True)
@@ -61,7 +44,7 @@ def copy_in(open_stream, src: Path, dest: str, uid: int) -> None:
                 stream.send(chunk)
             while stream.open:
                 _o, e = stream.poll(0.5)
-                errors += e
+                errors = (errors + e)[-4096:]  # the end says why; bounded whatever tar prints
         finally:
             stream.close()
     code, message = parse_status(stream.status) if stream.status else (None, "no status frame")
