@@ -11,7 +11,6 @@ import struct
 import tempfile
 import threading
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -21,15 +20,6 @@ from tcab.validation import BrowserLimits
 from tcab.validation.browser import View, check_page, png_size
 
 VIEWS = [View("page", 640, 480)]
-
-
-@pytest.fixture
-def canary(tmp_path: Path) -> tuple[Path, str]:
-    secret = f"CANARY-{uuid.uuid4().hex}"
-    path = tmp_path / "host" / "shadow"
-    path.parent.mkdir()
-    path.write_text(secret + "\n")
-    return path, secret
 
 
 @pytest.fixture

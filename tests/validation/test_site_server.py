@@ -5,22 +5,11 @@ from __future__ import annotations
 import os
 import socket
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
 from tcab.validation.site_server import serve_site
-
-
-@pytest.fixture
-def canary(tmp_path: Path) -> tuple[Path, str]:
-    """A host file outside the site, holding a unique string."""
-    secret = f"CANARY-{uuid.uuid4().hex}"
-    path = tmp_path / "host" / "shadow"
-    path.parent.mkdir()
-    path.write_text(secret + "\n")
-    return path, secret
 
 
 def _get(port: int, target: bytes, method: bytes = b"GET") -> tuple[int, bytes]:
