@@ -30,6 +30,7 @@ from tcab.plan import PlanLimits, expand, load_plan, plan_path
 from tcab.settings import Settings
 from tcab.tasks.arena import task_build, task_entrants, task_replay, task_tournament
 from tcab.tasks.context import SweepContext
+from tcab.tasks.doitdb import backend_name
 from tcab.tasks.executors import Executors
 from tcab.tasks.real import real_executors
 from tcab.tasks.report import task_manifest, task_report
@@ -58,8 +59,9 @@ class SweepTasks:
             "par_type": "process",
             "check_file_uptodate": "md5",
             "dep_file": str(self.ctx.settings.root / ".doit.db"),
-            # Python's dbm here falls back to dbm.dumb, slow on 20,000 keys.
-            "backend": "sqlite3",
+            # Python's dbm here falls back to dbm.dumb, slow on 20,000 keys;
+            # doit's sqlite3, read in one query (tasks/doitdb.py).
+            "backend": backend_name(),
             "reporter": SweepReporter.for_context(self.ctx),
             "verbosity": 1,
         }

@@ -62,12 +62,12 @@ class SweepReporter(ConsoleReporter):
         self.failed = 0
 
     def execute_task(self, task):
-        if task.actions:
+        if _has_actions(task):
             self.ran += 1
         super().execute_task(task)
 
     def skip_uptodate(self, task):
-        if task.actions:
+        if _has_actions(task):
             self.uptodate += 1
 
     def add_failure(self, task, fail):
@@ -78,3 +78,10 @@ class SweepReporter(ConsoleReporter):
         super().complete_run()
         if self.ctx is not None:
             self.write("\n".join(summary_lines(self.ctx, self.ran - self.failed, self.uptodate, self.failed)) + "\n")
+
+
+def _has_actions(task) -> bool:
+    """Whether ``task`` does work (not a group). Read from the task's list as
+    given: doit's ``task.actions`` builds an action object per action, which
+    for 20,000 up-to-date tasks was 6% of a no-op sweep."""
+    return bool(task._actions)
