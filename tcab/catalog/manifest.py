@@ -88,8 +88,8 @@ def parse_manifest(
     problems = list(source.problems)
     variants, scopes = _variants(f, root, variant_files or (), common, problems)
     before = len(source.problems)
-    check_names(source, items, scopes)
     check_references(source, checks, scopes)
+    check_names(source, items, scopes)
     problems.extend(source.problems[before:])
     declared = keys.pop("declared_difficulty")
     if problems or keys["slug"] is None or declared is None or keys["tags"] is None:
