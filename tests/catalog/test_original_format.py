@@ -320,3 +320,29 @@ def test_the_whole_original_fixture_catalog_validates(tmp_path):
     res = _tcab("catalog", "validate", "--no-cache", catalog=ORIGINAL, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert re.search(r"ok: 3 case version\(s\), 7 variant\(s\)", res.stdout + res.stderr)
+
+
+# --- the site a [build] without output produces (real Podman) -----------------
+
+@pytest.mark.timeout(600)
+def test_site_is_the_first_of_dist_build_out_and_never_a_link(podman_runtime, tmp_path):
+    from tcab.runtime import BuildLimits, CollectLimits
+    from tcab.validation.container import build_site
+
+    def site(name: str, command: str):
+        tree = tmp_path / name / "tree"
+        tree.mkdir(parents=True)
+        build = Build("true", command)  # no output: dist/, build/, out/ in that order
+        return build_site(podman_runtime, tree, build, tmp_path / name / "site", container_name=f"orig-{name}",
+                          limits=BuildLimits(timeout_s=120), collect=CollectLimits())
+
+    built = site("build-only", "mkdir -p build out && echo b > build/index.html && echo o > out/index.html")
+    assert built.output is not None and (built.output / "index.html").read_text() == "b\n"
+    # dist/ as a link (to the container's /etc) is passed over, never followed
+    linked = site("dist-link", "ln -s /etc dist && mkdir out && echo o > out/index.html")
+    assert linked.output is not None and (linked.output / "index.html").read_text() == "o\n"
+    assert not (linked.output / "passwd").exists()
+    none = site("none", "mkdir -p public")
+    assert none.output is None
+    assert none.checks[-1].detail == "the build produced none of dist/, build/, out/ (as a folder, not a link)"
+    assert podman_runtime.list_run_containers("orig-") == []
