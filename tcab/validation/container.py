@@ -28,9 +28,9 @@ from tcab.runtime import (
     build_in_container,
     resolve_image,
 )
-
-PROBE_TIMEOUT_S = 30.0
 from tcab.validation.record import Check
+
+PROBE_TIMEOUT_S = 30.0  # one `test -d` in the build container
 
 
 @dataclass(frozen=True, slots=True)
