@@ -22,11 +22,11 @@ def resolve_game(settings: Settings, ref: str, variant: str | None = None) -> tu
 
     Raises ``CatalogError`` for an unknown case, version or variant (see
     :func:`tcab.catalog.resolve_case`) and ``ArenaError`` for a case that is
-    not adversarial.
+    not adversarial or that this host cannot play (no Python rules module).
     """
     case = resolve_catalog_case(settings.catalog_dir, ref)
-    if case.type != "adversarial":
-        raise ArenaError(f"{case.manifest}: {case.slug} is a {case.type} case; matches need an adversarial one")
+    if (why := case.unplayable_reason()) is not None:
+        raise ArenaError(f"{case.manifest}: {why}")
     var = case.variant(variant)
     return case, var, GameSpec.from_case(case, var)
 

@@ -21,6 +21,11 @@ _ARRAY_HEADER = re.compile(r"^\s*\[\[\s*([^\]]+?)\s*\]\]")
 _TABLE_HEADER = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]")
 
 
+def humanize(slug: str) -> str:
+    """``"night-mode"`` -> ``"Night Mode"`` (the default display name)."""
+    return " ".join(part.capitalize() for part in slug.split("-"))
+
+
 def show(value: Any) -> str:
     """A value as the user wrote it, for "got ..." in messages."""
     if isinstance(value, bool):
@@ -75,6 +80,12 @@ class Source:
         """Record a problem at ``key`` of ``table`` (``index`` is 1-based for ``[[table]]``)."""
         bare = re.sub(r"\[\d+\]$", "", key.split(".")[-1]) if key else None
         line = self.line_of(table, bare, index)
+        if line is None and key and "." in key:
+            # A key inside an inline array (``actions = [{...}]``): that array's line.
+            line = self.line_of(table, re.sub(r"\[\d+\]$", "", key.split(".")[0]), index)
+        if line is None and table is not None:
+            # An inline array of tables (``reference = [{...}]``): the line of its key.
+            line = self.line_of(None, table)
         self.problems.append(Problem(self.display, message, key=label(table, key, index), line=line))
 
 

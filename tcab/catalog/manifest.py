@@ -10,12 +10,12 @@ from tcab.catalog.fields import Fields, Source, show
 from tcab.catalog.model import (
     DIFFICULTIES,
     STRUCTURES,
+    TYPES,
     Build,
     CaseVersion,
     Contract,
     Game,
     Match,
-    Reference,
     Replay,
     Sandbox,
     Simulation,
@@ -23,18 +23,27 @@ from tcab.catalog.model import (
     Variant,
 )
 from tcab.catalog.paths import check_dest, check_path
+from tcab.catalog.review import (
+    Scope,
+    check_names,
+    check_references,
+    parse_domains,
+    parse_proofs,
+    parse_review_items,
+)
 from tcab.catalog.schemas import SchemaCompileError, Validator
 from tcab.catalog.toml import read_toml
-from tcab.catalog.variants import check_unique_dests, humanize, parse_spec, parse_variant
+from tcab.catalog.variants import Declared, check_unique_dests, humanize, parse_spec, parse_variant
+from tcab.catalog.views import parse_checks, parse_references
 from tcab.errors import Problem
 
 COMMON_KEYS = (
-    "slug", "name", "difficulty", "tags", "experimental", "summary", "description",
+    "slug", "name", "type", "difficulty", "tags", "experimental", "summary", "description",
     "changelog", "prompt", "max_runtime_hours", "workspace", "init", "assets", "solution",
-    "variants", "spec", "build",
+    "variants", "spec", "build", "proof", "domain", "review_item",
 )  # fmt: skip
 TYPE_KEYS = {
-    "end-to-end": COMMON_KEYS + ("reference",),
+    "end-to-end": COMMON_KEYS + ("reference", "check"),
     "adversarial": COMMON_KEYS
     + ("contract", "sandbox", "simulation", "match", "replay", "game"),
 }
@@ -42,7 +51,7 @@ BUILD_KEYS = {
     "end-to-end": ("install", "build", "output"),
     "adversarial": ("install", "build", "module"),
 }
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg")
+HERE = "in test-case.toml"
 
 
 def parse_manifest(
@@ -55,18 +64,33 @@ def parse_manifest(
         return None, source.problems
     f = Fields(data, source, TYPE_KEYS[case_type])
     keys = _common_keys(f, root, difficulty)
+    declared_type = f.choice("type", TYPES)
+    if declared_type is not None and declared_type != case_type:
+        f.problem("type", f"is {show(declared_type)} but the case lives under {case_type}/")
     keys["specs"] = tuple(_specs(data, source, root))
     keys["build"] = _build(f, source, case_type)
+    common = Declared(dests={s.dest for s in keys["specs"]})
+    checks: list = []
     if case_type == "end-to-end":
-        keys["references"] = _references(data, source, root)
+        keys["references"] = parse_references(data, source, root, common.views, HERE)
+        checks = parse_checks(data, source)
+        keys["checks"] = tuple(c for _, c in checks)
     else:
         keys.update(_adversarial(f, source, root))
+    keys["proofs"] = parse_proofs(data, source, common.proof_ids, common.proof_dests, HERE)
+    keys["domains"] = parse_domains(data, source, common.domains, HERE)
+    items = parse_review_items(data, source, common.review_items, HERE)
+    keys["review_items"] = tuple(item for _, item in items)
     variant_files = f.strings("variants", required=True)
     if variant_files is not None and not variant_files:
         f.problem("variants", "expected at least one variant file")
     f.done()
     problems = list(source.problems)
-    variants = _variants(f, root, variant_files or (), {s.dest for s in keys["specs"]}, problems)
+    variants, scopes = _variants(f, root, variant_files or (), common, problems)
+    before = len(source.problems)
+    check_references(source, checks, scopes)
+    check_names(source, items, scopes)
+    problems.extend(source.problems[before:])
     declared = keys.pop("declared_difficulty")
     if problems or keys["slug"] is None or declared is None or keys["tags"] is None:
         return None, problems
@@ -122,38 +146,17 @@ def _build(f: Fields, source: Source, case_type: str) -> Build | None:
     command = b.string("build", required=True)
     output = module = None
     if case_type == "end-to-end":
-        output = check_dest(b, "output", b.string("output", required=True))
+        # Optional: without it the site is the first of dist/, build/, out/
+        # (model.site_output_candidates), as the original's manifests expect.
+        output = check_dest(b, "output", b.string("output"))
+        bad = "output" in table and output is None
     else:
         module = check_dest(b, "module", b.string("module", required=True))
+        bad = module is None
     b.done()
-    if install is None or command is None or (output is None and module is None):
+    if install is None or command is None or bad:
         return None
     return Build(install, command, output=output, module=module)
-
-
-def _references(data: dict[str, Any], source: Source, root: Path) -> tuple[Reference, ...]:
-    f = Fields(data, source, ())
-    refs: list[Reference] = []
-    views: set[str] = set()
-    for i, entry in enumerate(f.tables("reference") or [], start=1):
-        r = Fields(entry, source, ("view", "media", "mockup"), table="reference", index=i)
-        view = r.kebab("view", required=True)
-        media = check_path(r, "media", root, r.string("media"), "file")
-        mockup = check_path(r, "mockup", root, r.string("mockup"), "file")
-        r.done()
-        if ("media" in entry) == ("mockup" in entry):
-            r.problem(None, "expected exactly one of media (an image) or mockup (an HTML page)")
-            continue
-        if media is not None and not media.lower().endswith(IMAGE_SUFFIXES):
-            r.problem("media", f"expected an image ({', '.join(IMAGE_SUFFIXES)}), got {show(media)}")
-            continue
-        if view is not None and view in views:
-            r.problem("view", f"two references have the view {show(view)}")
-            continue
-        if view is not None and (media or mockup):
-            views.add(view)
-            refs.append(Reference(view, media=media, mockup=mockup))
-    return tuple(refs)
 
 
 def _schema(f: Fields, key: str, root: Path) -> str | None:
@@ -214,7 +217,10 @@ def _adversarial(f: Fields, source: Source, root: Path) -> dict[str, Any]:
         r.done()
         if renderer:
             out["replay"] = Replay(renderer)
-    if g := _sub(f, source, "game", ("module", "params", "baselines")):
+    # [game] is optional: without a Python rules module the case validates,
+    # seeds and runs, but tcab's arena cannot play it (CaseVersion.unplayable_reason).
+    table = f.table_of("game")
+    if g := (Fields(table, source, ("module", "params", "baselines"), table="game") if table is not None else None):
         module = check_path(
             g, "module", root, g.string("module", required=True), "file", suffix=".py"
         )
@@ -227,9 +233,12 @@ def _adversarial(f: Fields, source: Source, root: Path) -> dict[str, Any]:
 
 
 def _variants(
-    f: Fields, root: Path, files: tuple[str, ...], dests: set[str], problems: list[Problem]
-) -> list[Variant]:
+    f: Fields, root: Path, files: tuple[str, ...], common: Declared, problems: list[Problem]
+) -> tuple[list[Variant], list[Scope]]:
+    """The variant files, parsed, and the names each one's effective set declares;
+    a variant's review items are checked against its own set here."""
     variants: list[Variant] = []
+    scopes: list[Scope] = []
     seen: dict[str, str] = {}
     for i, value in enumerate(files):
         before = len(f.source.problems)
@@ -237,7 +246,12 @@ def _variants(
         problems.extend(f.source.problems[before:])
         if rel is None:
             continue
-        variant, vsource = parse_variant(root / rel, rel, root, dests)
+        variant, vsource, items = parse_variant(root / rel, rel, root, common)
+        if variant is not None:
+            scope = Scope(variant.slug, frozenset(common.views) | {r.view for r in variant.references},
+                          frozenset(common.proof_ids) | {p.id for p in variant.proofs},
+                          frozenset(common.domains) | {d.id for d in variant.domains})
+            check_names(vsource, items, [scope])
         problems.extend(vsource.problems)
         if variant is None:
             continue
@@ -250,4 +264,5 @@ def _variants(
             continue
         seen[variant.slug] = rel
         variants.append(variant)
-    return variants
+        scopes.append(scope)
+    return variants, scopes

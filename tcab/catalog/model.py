@@ -18,6 +18,11 @@ from tcab.errors import CatalogError, Problem
 TYPES = ("end-to-end", "adversarial")
 DIFFICULTIES = ("easy", "medium", "hard")
 STRUCTURES = ("round-robin", "bracket")
+# The folders a static site may be built into when ``[build].output`` is not
+# given, in the order they are tried (the original Test Cabinet's convention).
+SITE_OUTPUTS = ("dist", "build", "out")
+# A proof's media kind, from its ``dest`` extension.
+PROOF_KINDS = {".png": "image", ".webm": "video"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +39,9 @@ class SpecFile:
 
 @dataclass(frozen=True, slots=True)
 class Reference:
-    """A reference view of an end-to-end case: a static image or an HTML mockup."""
+    """A reference view of an end-to-end case: a static image (``media``) or an
+    HTML mockup (``mockup``, written ``path`` in the original's manifests),
+    rendered to a screenshot; the mockup itself is never seeded."""
 
     view: str
     media: str | None = None
@@ -50,12 +57,84 @@ class Reference:
 
 @dataclass(frozen=True, slots=True)
 class Build:
-    """How a submission is built: a static site (``output``) or a wasm ``module``."""
+    """How a submission is built: a static site (``output``, or the first of
+    ``dist/``, ``build/``, ``out/`` when not given) or a wasm ``module``."""
 
     install: str
     build: str
     output: str | None = None
     module: str | None = None
+
+
+def site_output_candidates(build: Build) -> tuple[str, ...]:
+    """The folders, in order, of which the first that exists is the built site:
+    ``(output,)`` when the case names one, else ``("dist", "build", "out")``."""
+    return (build.output,) if build.output else SITE_OUTPUTS
+
+
+@dataclass(frozen=True, slots=True)
+class CheckAction:
+    """One step that drives a built page towards a check's view.
+
+    ``kind`` is ``click`` (at ``selector``, or at ``x``/``y`` CSS pixels of the
+    viewport), ``key`` (``key`` pressed, a Playwright key name such as
+    ``Enter`` or ``ArrowUp``) or ``wait`` (``ms`` milliseconds).
+    """
+
+    kind: str
+    selector: str | None = None
+    x: int | None = None
+    y: int | None = None
+    key: str | None = None
+    ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """An opt-in validation comparison: drive the page with ``actions``, take a
+    screenshot, compare it with the rendered ``reference`` view; recorded as ``view``."""
+
+    view: str
+    name: str
+    reference: str
+    actions: tuple[CheckAction, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Proof:
+    """Evidence a build must write at ``dest`` (relative to the workspace)."""
+
+    id: str
+    name: str
+    dest: str
+
+    @property
+    def kind(self) -> str:
+        """``image`` (``.png``) or ``video`` (``.webm``); the parser refuses others."""
+        return PROOF_KINDS[Path(self.dest).suffix.lower()]
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    """A scoring domain a reviewer rates; reviewer material, never seeded."""
+
+    id: str
+    name: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewItem:
+    """One reviewer checklist item, worth ``weight`` points; never seeded.
+    ``reference``, ``proof`` and ``domain`` name a declared view, proof and domain."""
+
+    id: str
+    title: str
+    text: str
+    weight: float = 1
+    reference: str | None = None
+    proof: str | None = None
+    domain: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +192,10 @@ class Variant:
     workspace: str | None = None
     solution: str | None = None
     params: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    references: tuple[Reference, ...] = ()
+    proofs: tuple[Proof, ...] = ()
+    domains: tuple[Domain, ...] = ()
+    review_items: tuple[ReviewItem, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +229,10 @@ class CaseVersion:
     match: Match | None = None
     replay: Replay | None = None
     game: Game | None = None
+    checks: tuple[Check, ...] = ()
+    proofs: tuple[Proof, ...] = ()
+    domains: tuple[Domain, ...] = ()
+    review_items: tuple[ReviewItem, ...] = ()
 
     @property
     def manifest(self) -> Path:
@@ -191,6 +278,36 @@ class CaseVersion:
     def specs_for(self, variant: Variant) -> tuple[SpecFile, ...]:
         """Common specs first, then the variant's additive ones."""
         return self.specs + variant.spec
+
+    def references_for(self, variant: Variant) -> tuple[Reference, ...]:
+        """The reference views seeded for ``variant``: the common ones, then its own."""
+        return self.references + variant.references
+
+    def proofs_for(self, variant: Variant) -> tuple[Proof, ...]:
+        """The proofs a build of ``variant`` must write: the common ones, then its own."""
+        return self.proofs + variant.proofs
+
+    def domains_for(self, variant: Variant) -> tuple[Domain, ...]:
+        """The scoring domains of ``variant``: the common ones, then its own."""
+        return self.domains + variant.domains
+
+    def review_items_for(self, variant: Variant) -> tuple[ReviewItem, ...]:
+        """The reviewer checklist of ``variant``: the common items, then its own."""
+        return self.review_items + variant.review_items
+
+    def unplayable_reason(self) -> str | None:
+        """Why tcab's arena cannot play this case on this host, or None.
+
+        The arena runs a game as a Python rules module (``[game].module``); an
+        adversarial case without one (the original's games are Rust) validates,
+        seeds and runs, but cannot be played in matches or tournaments here.
+        """
+        if self.type != "adversarial":
+            return f"{self.ref} is a {self.type} case; matches need an adversarial one"
+        if self.game is None:
+            return (f"{self.ref} cannot be played on this host: its game is not a Python rules "
+                    "module (no [game].module; tcab's arena plays only Python rules modules)")
+        return None
 
     def game_params(self, variant: Variant) -> dict[str, Any]:
         """The variant's ``[params]`` merged over ``[game].params`` (shallow)."""

@@ -2,21 +2,33 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tcab.catalog.fields import Fields, Source, show
-from tcab.catalog.model import SpecFile, Variant
+from tcab.catalog.fields import Fields, Source, humanize, show
+from tcab.catalog.model import ReviewItem, SpecFile, Variant
 from tcab.catalog.paths import check_dest, check_path
+from tcab.catalog.review import parse_domains, parse_proofs, parse_review_items
 from tcab.catalog.toml import read_toml
+from tcab.catalog.views import parse_references
 
 SPEC_KEYS = ("source", "dest")
-VARIANT_KEYS = ("slug", "name", "description", "spec", "workspace", "solution", "params")
+VARIANT_KEYS = ("slug", "name", "description", "spec", "workspace", "solution", "params",
+                "reference", "proof", "domain", "review_item")
 
 
-def humanize(slug: str) -> str:
-    """``"night-mode"`` -> ``"Night Mode"`` (the default display name)."""
-    return " ".join(part.capitalize() for part in slug.split("-"))
+@dataclass(slots=True)
+class Declared:
+    """What the manifest declares for every variant, each name mapped to where,
+    so a variant declaring one again is told where the first one is."""
+
+    dests: set[str] = field(default_factory=set)
+    views: dict[str, str] = field(default_factory=dict)
+    proof_ids: dict[str, str] = field(default_factory=dict)
+    proof_dests: dict[str, str] = field(default_factory=dict)
+    domains: dict[str, str] = field(default_factory=dict)
+    review_items: dict[str, str] = field(default_factory=dict)
 
 
 def parse_spec(
@@ -51,12 +63,14 @@ def check_unique_dests(specs: list[SpecFile], source: Source, key: str, taken: s
 
 
 def parse_variant(
-    path: Path, rel: str, root: Path, common_dests: set[str]
-) -> tuple[Variant | None, Source]:
-    """Parse the variant file ``rel``; problems are recorded on the returned source."""
+    path: Path, rel: str, root: Path, common: Declared
+) -> tuple[Variant | None, Source, list[tuple[int, ReviewItem]]]:
+    """Parse the variant file ``rel``; problems are recorded on the returned
+    source. Also returns its review items with their indexes, whose names the
+    caller checks against the variant's effective set."""
     source, data = read_toml(path)
     if data is None:
-        return None, source
+        return None, source, []
     f = Fields(data, source, VARIANT_KEYS)
     slug = f.kebab("slug", required=True)
     name = f.string("name")
@@ -73,10 +87,15 @@ def parse_variant(
         spec = parse_spec(entry, source, root, table="spec", index=i)
         if spec is not None:
             specs.append(spec)
-    check_unique_dests(specs, source, "spec", set(common_dests))
+    check_unique_dests(specs, source, "spec", set(common.dests))
+    here = f"in {rel}"
+    references = parse_references(data, source, root, dict(common.views), here)
+    proofs = parse_proofs(data, source, dict(common.proof_ids), dict(common.proof_dests), here)
+    domains = parse_domains(data, source, dict(common.domains), here)
+    items = parse_review_items(data, source, dict(common.review_items), here)
     f.done()
     if slug is None:
-        return None, source
+        return None, source, []
     variant = Variant(
         slug=slug,
         name=name or humanize(slug),
@@ -86,5 +105,9 @@ def parse_variant(
         workspace=workspace,
         solution=solution,
         params=params,
+        references=references,
+        proofs=proofs,
+        domains=domains,
+        review_items=tuple(item for _, item in items),
     )
-    return variant, source
+    return variant, source, items

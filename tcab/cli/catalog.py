@@ -18,6 +18,7 @@ CACHE_FILE = "catalog-validate.json"  # under build/
 
 def _row(entry: Entry, variants: list[str], versions: list[str]) -> dict:
     from tcab.catalog import tree_digest
+    from tcab.catalog.material import reviewer_material
 
     return {
         "slug": entry.slug,
@@ -33,6 +34,8 @@ def _row(entry: Entry, variants: list[str], versions: list[str]) -> dict:
         "max_runtime_hours": entry.max_runtime_hours,
         "path": str(entry.root),
         "digest": tree_digest(entry.root),
+        # Reviewer material (never seeded): domains, review_items, variant_review.
+        **reviewer_material(entry.root, entry.variant_files),
     }
 
 

@@ -107,10 +107,10 @@ def _specs(case: CaseVersion, variant: Variant) -> list[SeedEntry]:
 
 
 def _references(
-    case: CaseVersion, render_mockup: MockupRenderer | None, check_only: bool
+    case: CaseVersion, variant: Variant, render_mockup: MockupRenderer | None, check_only: bool
 ) -> list[SeedEntry]:
     entries = []
-    for ref in case.references:
+    for ref in case.references_for(variant):
         if ref.media is not None:
             data = _read(case.path(ref.media), "reference media")
         elif check_only:
@@ -150,7 +150,7 @@ def plan_seed(
                                      MODE_FILE, "contract schema"))
     if case.assets is not None:
         entries += _walk(case, case.assets, case.assets.rstrip("/") + "/", "assets")
-    entries += _references(case, render_mockup, check_only)
+    entries += _references(case, variant, render_mockup, check_only)
     check_collisions(entries, f"{case.ref} variant {variant.slug}")
     return tuple(entries)
 

@@ -38,7 +38,7 @@ def seed_inputs(case, variant, cache: FileDigests) -> str:
     rels += [s.source for s in case.specs_for(variant)]
     if case.contract is not None:
         rels += [case.contract.world, case.contract.action]
-    for ref in case.references:
+    for ref in case.references_for(variant):
         rels += [ref.media, ref.mockup]
     return _digest(case, rels, cache)
 
@@ -81,6 +81,8 @@ def validation_inputs(case, cache: FileDigests) -> str:
     media (their sizes set the screenshots'). Not the variants, specs or
     workspace: a change there reaches a validation through the run's tree."""
     rels: list[str | None] = ["test-case.toml"]
-    for ref in case.references:
+    # No variant here: every variant's views (a run's own is among them).
+    refs = {r for v in case.variants for r in case.references_for(v)}
+    for ref in sorted(refs, key=lambda r: (r.view, r.media or "", r.mockup or "")):
         rels += [ref.media, ref.mockup]
     return _digest(case, rels, cache)

@@ -15,16 +15,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcab.catalog import Build
+from tcab.catalog.model import site_output_candidates
 from tcab.runtime import (
+    WORKDIR,
     BuildLimits,
     BuildStep,
     CollectLimits,
     ContainerBuild,
+    ExecEnd,
+    ExecOptions,
     Runtime,
     build_in_container,
     resolve_image,
 )
 from tcab.validation.record import Check
+
+PROBE_TIMEOUT_S = 30.0  # one `test -d` in the build container
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +47,9 @@ class BuiltSite:
 def build_site(rt: Runtime, tree: Path, build: Build, dest: Path, *, container_name: str,
                limits: BuildLimits, collect: CollectLimits) -> BuiltSite:
     """Run ``build.install`` and ``build.build`` over ``tree`` in a container;
-    copy ``build.output`` to ``dest`` (which must not exist).
+    copy ``build.output`` (or, when the case names none, the first of
+    ``dist/``, ``build/``, ``out/`` that the build produced) to ``dest``
+    (which must not exist).
 
     A failed or timed-out command and a missing output are checks that fail;
     raises ``RuntimeBackendError`` when the engine itself fails.
@@ -52,7 +60,7 @@ def build_site(rt: Runtime, tree: Path, build: Build, dest: Path, *, container_n
         checks = [_step_check(step) for step in box.steps]
         output = None
         if box.ok:
-            check, output = _collect_output(box, build.output, dest, collect)
+            check, output = _collect_output(box, _pick_output(box, build), dest, collect)
             checks.append(check)
         return BuiltSite(tuple(checks), box.log, output, image.digest)
 
@@ -66,7 +74,26 @@ def _step_check(step: BuildStep) -> Check:
     return Check(step.name, False, f"{command} exited {step.result.exit_code}")
 
 
-def _collect_output(box: ContainerBuild, folder: str, dest: Path, collect: CollectLimits) -> tuple[Check, Path | None]:
+def _is_real_dir(box: ContainerBuild, rel: str) -> bool:
+    """A folder at ``/work/<rel>`` that is not a symlink (a link could lead out)."""
+    probe = box.rt.exec(box.container, ["sh", "-c", 'test -d "$1" && ! test -L "$1"', "sh", f"{WORKDIR}/{rel}"],
+                        ExecOptions(timeout_s=PROBE_TIMEOUT_S))
+    return probe.end is ExecEnd.EXITED and probe.exit_code == 0
+
+
+def _pick_output(box: ContainerBuild, build: Build) -> str | None:
+    """The case's ``output``, or the first of dist/, build/, out/ that is a real folder."""
+    if build.output:
+        return build.output
+    return next((c for c in site_output_candidates(build) if _is_real_dir(box, c)), None)
+
+
+def _collect_output(box: ContainerBuild, folder: str | None, dest: Path,
+                    collect: CollectLimits) -> tuple[Check, Path | None]:
+    if folder is None:
+        detail = "the build produced none of dist/, build/, out/ (as a folder, not a link)"
+        box.note(detail)
+        return Check("output", False, detail), None
     if not box.is_dir(folder):
         detail = f"[build].output {folder}/ was not produced by the build"
         box.note(detail)

@@ -48,14 +48,15 @@ VALIDATION_DIR = "validation"
 
 def _check_run(case: CaseVersion, run: RunRecord) -> None:
     """Raises ``ValidationError`` for a run of another case, a run without a
-    collected tree, an adversarial case or a case without ``[build].output``."""
+    collected tree, an adversarial case or a case without ``[build]`` (without
+    ``output`` the site is the first of dist/, build/, out/ the build produced)."""
     if (run.case_slug, run.case_version) != (case.slug, case.version):
         raise ValidationError(f"run {run.id} is a run of {run.case_slug}@{run.case_version}, not of {case.ref}")
     if case.type != "end-to-end":
         raise ValidationError(f"run {run.id}: {case.slug} is an {case.type} case; "
                               f"validate only end-to-end runs (build its controller with `tcab build {run.id}`)")
-    if case.build is None or not case.build.output:
-        raise ValidationError(f"{case.manifest}: [build] with install, build and output is required to validate")
+    if case.build is None:
+        raise ValidationError(f"{case.manifest}: [build] with install and build is required to validate")
     if not run.has_tree():
         raise ValidationError(f"{run.tree}: run {run.id} has no collected tree to validate")
 

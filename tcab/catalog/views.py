@@ -1,0 +1,139 @@
+"""Parsing reference views and the checks that compare a page with them.
+
+A reference is ``{view, media}`` (an image), ``{view, mockup}`` or, as the
+original Test Cabinet writes it, ``{view, path}`` (an HTML mockup; both land
+in ``Reference.mockup``). The manifest's ``[[reference]]`` views are common
+to every variant; a variant file's ``reference`` array adds its own, and a
+view may be declared once per variant's effective set.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tcab.catalog.fields import Fields, Source, humanize, show
+from tcab.catalog.model import Check, CheckAction, Reference
+from tcab.catalog.paths import check_path
+
+REFERENCE_KEYS = ("view", "media", "mockup", "path")
+CHECK_KEYS = ("view", "name", "reference", "actions")
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg")
+MOCKUP_SUFFIXES = (".html", ".htm")
+# The arguments each action kind takes (required first, then optional).
+ACTION_KINDS = {"click": ("selector", "x", "y"), "key": ("key",), "wait": ("ms",)}
+MAX_ACTIONS = 100  # actions of one check
+MAX_WAIT_MS = 60_000  # one wait action; a check is a screenshot, not a soak test
+
+
+def parse_references(
+    data: dict[str, Any], source: Source, root: Path, taken: dict[str, str], here: str
+) -> tuple[Reference, ...]:
+    """The ``reference`` array of ``data`` (``[[reference]]`` tables or inline
+    ``{view, path}`` tables). ``taken`` maps the views already declared in this
+    effective set to where; a view declared again is a problem."""
+    refs: list[Reference] = []
+    for i, entry in enumerate(Fields(data, source, ()).tables("reference") or [], start=1):
+        r = Fields(entry, source, REFERENCE_KEYS, table="reference", index=i)
+        view = r.kebab("view", required=True)
+        media = check_path(r, "media", root, r.string("media"), "file")
+        mockup_key = "path" if "path" in entry else "mockup"
+        mockup = check_path(r, mockup_key, root, r.string(mockup_key), "file")
+        r.done()
+        given = [k for k in ("media", "mockup", "path") if k in entry]
+        if len(given) != 1:
+            r.problem(None, "expected exactly one of media (an image), path or mockup (an HTML page)")
+            continue
+        if media is not None and not media.lower().endswith(IMAGE_SUFFIXES):
+            r.problem("media", f"expected an image ({', '.join(IMAGE_SUFFIXES)}), got {show(media)}")
+            continue
+        if mockup is not None and mockup_key == "path" and not mockup.lower().endswith(MOCKUP_SUFFIXES):
+            r.problem("path", f"expected an HTML mockup (.html, .htm), got {show(mockup)}")
+            continue
+        if view is not None and view in taken:
+            r.problem("view", f"the view {show(view)} is already declared {taken[view]}")
+            continue
+        if view is not None and (media or mockup):
+            taken[view] = here
+            refs.append(Reference(view, media=media, mockup=mockup))
+    return tuple(refs)
+
+
+def parse_checks(data: dict[str, Any], source: Source) -> list[tuple[int, Check]]:
+    """The ``[[check]]`` tables, each with its 1-based index (for later problems)."""
+    checks: list[tuple[int, Check]] = []
+    views: set[str] = set()
+    for i, entry in enumerate(Fields(data, source, ()).tables("check") or [], start=1):
+        c = Fields(entry, source, CHECK_KEYS, table="check", index=i)
+        view = c.kebab("view", required=True)
+        name = c.string("name")
+        reference = c.kebab("reference", required=True)
+        actions = _actions(c, entry.get("actions", []))
+        c.done()
+        if view is not None and view in views:
+            c.problem("view", f"two checks record under the view {show(view)}")
+            continue
+        if view is None or reference is None or actions is None:
+            continue
+        views.add(view)
+        checks.append((i, Check(view, name or humanize(view), reference, actions)))
+    return checks
+
+
+def _actions(c: Fields, raw: Any) -> tuple[CheckAction, ...] | None:
+    if not isinstance(raw, list):
+        c.problem("actions", f"expected an array of action tables, got {show(raw)}")
+        return None
+    if len(raw) > MAX_ACTIONS:
+        c.problem("actions", f"expected at most {MAX_ACTIONS} actions, got {len(raw)}")
+        return None
+    out: list[CheckAction] = []
+    for n, item in enumerate(raw, start=1):
+        action = _action(c, f"actions[{n}]", item)
+        if action is None:
+            return None
+        out.append(action)
+    return tuple(out)
+
+
+def _action(c: Fields, key: str, item: Any) -> CheckAction | None:
+    kinds = ", ".join(ACTION_KINDS)
+    if not isinstance(item, dict):
+        c.problem(key, f"expected a table with kind ({kinds}), got {show(item)}")
+        return None
+    kind = item.get("kind")
+    if kind not in ACTION_KINDS:
+        c.problem(f"{key}.kind", f"expected one of {kinds}, got {show(kind) if kind is not None else 'nothing'}")
+        return None
+    extra = sorted(set(item) - {"kind", *ACTION_KINDS[kind]})
+    if extra:
+        c.problem(f"{key}.{extra[0]}", f"unknown key for a {kind} action; allowed keys: "
+                  f"{', '.join(('kind',) + ACTION_KINDS[kind])}")
+        return None
+    if kind == "click":
+        return _click(c, key, item)
+    if kind == "key":
+        name = item.get("key")
+        if not isinstance(name, str) or not name.strip():
+            c.problem(f"{key}.key", f"expected a key name such as \"Enter\", got {show(name)}")
+            return None
+        return CheckAction("key", key=name)
+    ms = item.get("ms")
+    if isinstance(ms, bool) or not isinstance(ms, int) or not 0 < ms <= MAX_WAIT_MS:
+        c.problem(f"{key}.ms", f"expected milliseconds, an integer from 1 to {MAX_WAIT_MS}, got {show(ms)}")
+        return None
+    return CheckAction("wait", ms=ms)
+
+
+def _click(c: Fields, key: str, item: dict[str, Any]) -> CheckAction | None:
+    selector, x, y = item.get("selector"), item.get("x"), item.get("y")
+    if selector is not None:
+        if x is not None or y is not None or not isinstance(selector, str) or not selector.strip():
+            c.problem(key, "expected either a non-empty selector or x and y, not both")
+            return None
+        return CheckAction("click", selector=selector)
+    for name, value in (("x", x), ("y", y)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            c.problem(f"{key}.{name}", f"expected a selector, or x and y as integers >= 0, got {show(value) if value is not None else 'nothing'}")
+            return None
+    return CheckAction("click", x=x, y=y)
