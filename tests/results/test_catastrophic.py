@@ -8,7 +8,14 @@ import sqlite3
 import pytest
 
 from tcab.errors import ResultsError
-from tcab.results import MIGRATIONS, SCHEMA_VERSION, open_db, record_run, record_validation, schema_version
+from tcab.results import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    open_db,
+    record_run,
+    record_validation,
+    schema_version,
+)
 from tests.support.results_rows import run_row
 
 
