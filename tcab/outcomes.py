@@ -33,7 +33,7 @@ class RunStatus(StrEnum):
     INFRASTRUCTURE = "infrastructure"
     #: Interrupted (Ctrl-C, SIGTERM, a canceled sweep).
     CANCELED = "canceled"
-    #: Reserved for validation: the build never produced a loadable page.
+    #: Set by validation on a completed run: the build never produced a loadable page.
     CATASTROPHIC = "catastrophic"
 
     @property
@@ -58,7 +58,9 @@ _NOT_RESULTS = frozenset({RunStatus.INFRASTRUCTURE, RunStatus.CANCELED})
 _LABELS = {
     RunStatus.COMPLETED: "done", RunStatus.TIMED_OUT: "timeout", RunStatus.HUNG: "hung",
     RunStatus.HARNESS_ERROR: "error", RunStatus.LIMIT_EXCEEDED: "limit",
-    RunStatus.INFRASTRUCTURE: "infra", RunStatus.CANCELED: "cancel", RunStatus.CATASTROPHIC: "broken",
+    # Not "broken": that is the original's worst review rating (a person's
+    # verdict after playing); catastrophic is the machine's "never loaded".
+    RunStatus.INFRASTRUCTURE: "infra", RunStatus.CANCELED: "cancel", RunStatus.CATASTROPHIC: "no page",
 }
 _COLOURS = {
     RunStatus.COMPLETED: "#2e7d32", RunStatus.TIMED_OUT: "#f9a825", RunStatus.HUNG: "#ef6c00",
@@ -70,6 +72,28 @@ _COLOURS = {
 RUN_STATUSES: tuple[str, ...] = tuple(s.value for s in RunStatus)
 #: The statuses a sweep keeps as results (never retried).
 KEPT_STATUSES: frozenset[str] = frozenset(s.value for s in RunStatus if s.is_result)
+
+
+#: How validating an end-to-end run ended (docs/validation.md): every check
+#: passed; the page loaded but a check failed; the build never produced a
+#: loadable page (the run becomes ``catastrophic``); the engine or the
+#: browser failed (not a result).
+VALIDATION_STATUSES: tuple[str, ...] = ("passed", "failed", "catastrophic", "error")
+
+
+def run_status_after(status: RunStatus | str, validation_status: str) -> RunStatus:
+    """The run's status once validated: a ``completed`` run whose page never
+    loaded becomes ``catastrophic``; a ``catastrophic`` run validated again
+    with a page that loads is ``completed`` again (only a completed run is
+    ever made catastrophic, so that is what it was). Any other run keeps the
+    status its session earned (a timeout says more than its half-built page),
+    and so does every run when the validation could not run (``error``)."""
+    status = RunStatus(status)  # ValueError for a string that is no status
+    if validation_status == "catastrophic" and status is RunStatus.COMPLETED:
+        return RunStatus.CATASTROPHIC
+    if validation_status in ("passed", "failed") and status is RunStatus.CATASTROPHIC:
+        return RunStatus.COMPLETED
+    return status
 
 
 class SeatOutcome(StrEnum):

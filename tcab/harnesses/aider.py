@@ -9,6 +9,10 @@ Counts of 1000 and more are printed rounded (``2.6k``, ``12k``) and are
 summed as printed. Its failure to fetch its price list (offline) is a
 warning, not a model failure. Everything else is read as the ``plain`` adapter reads
 it, including the model failures Aider exits 0 after.
+
+Ceilings: Aider has no turn or budget limit (one ``--message`` is one
+exchange; ``--max-chat-history-tokens`` only starts summarising), so no Aider
+run ends ``limit_exceeded``.
 """
 
 from __future__ import annotations

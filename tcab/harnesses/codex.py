@@ -15,6 +15,11 @@ retry loop counts as silence for the idle watchdog); ``turn.failed`` or a
 final ``error`` is the verdict ``harness_error`` with Codex's own message,
 even when it exits 0. ``error`` *items* are warnings Codex keeps going
 after (e.g. "Model metadata ... not found").
+
+Ceilings: ``codex exec`` has no turn or budget limit of its own (its token
+budgets belong to the experimental "goals" feature, which exec does not
+set), so no Codex run ends ``limit_exceeded``. "You've hit your usage limit"
+is the account's plan refusing: ``harness_error``.
 """
 
 from __future__ import annotations

@@ -9,9 +9,15 @@ One JSON object per line: ``init`` (session id, model), ``message``
 totals). Tokens: the ``result`` line's ``stats``.
 
 Verdict: a ``result`` whose status is not ``success`` is ``harness_error``
-with Gemini's own message; an error type naming a turn or session limit is
-``limit_exceeded``. A stderr line saying the model was unreachable is the
-verdict when no result line came.
+with Gemini's own message. Its one configured ceiling is ``maxSessionTurns``
+(settings.json ``model.maxSessionTurns``, unlimited by default; Gemini has no
+budget ceiling), which it reports in two ways, both ``limit_exceeded``: the
+CLI's own loop ends with a ``result`` whose error type is
+``FatalTurnLimitedError`` (exit 53), and the core's turn counter emits an
+``error`` line "Maximum session turns exceeded" and then a ``success``
+result. Only these exact markers count: an error type that merely says
+"limit" (a rate or quota limit) is a ``harness_error``. A stderr line saying
+the model was unreachable is the verdict when no result line came.
 """
 
 from __future__ import annotations
@@ -35,7 +41,10 @@ _WRITE_TOOLS = {"write_file", "replace", "edit"}
 _READ_TOOLS = {"read_file", "read_many_files", "list_directory", "glob", "grep_search", "search_file_content",
                "web_fetch", "google_web_search"}
 _SHELL_TOOLS = {"run_shell_command", "shell"}
-_CEILING_WORDS = ("turn", "budget", "limit")
+# What gemini-cli 0.61 prints at its maxSessionTurns (nonInteractiveCli:
+# handleMaxTurnsExceededError; core: GeminiEventType.MaxSessionTurns).
+_TURN_LIMIT_TYPE = "FatalTurnLimitedError"
+_TURN_LIMIT_EVENT = "Maximum session turns exceeded"
 
 
 def _tool_event(obj: dict) -> Event:
@@ -60,6 +69,7 @@ class GeminiStreamJsonAdapter:
         self._tokens = Tokens()
         self._verdict: Verdict | None = None
         self._failure: str | None = None
+        self._ceiling: Verdict | None = None  # the turn ceiling, even before a success result
 
     def feed(self, stream: str, line: str) -> list[Event]:
         line = strip_ansi(line)
@@ -94,6 +104,8 @@ class GeminiStreamJsonAdapter:
                           {"tool_id": obj.get("tool_id")})]
         if kind == "error":
             message = strip_ansi(str(obj.get("message", "")))
+            if obj.get("severity") == "error" and message == _TURN_LIMIT_EVENT:
+                self._ceiling = Verdict(RunStatus.LIMIT_EXCEEDED, message)
             return [Event("error" if obj.get("severity") == "error" else "warning", clip(message))]
         if kind == "result":
             return [self._result(obj)]
@@ -110,8 +122,7 @@ class GeminiStreamJsonAdapter:
         error = obj.get("error") if isinstance(obj.get("error"), dict) else {}
         etype = str(error.get("type") or "")
         text = strip_ansi(str(error.get("message") or obj.get("status") or "error"))
-        status = (RunStatus.LIMIT_EXCEEDED if any(w in etype.lower() for w in _CEILING_WORDS)
-                  else RunStatus.HARNESS_ERROR)
+        status = RunStatus.LIMIT_EXCEEDED if etype == _TURN_LIMIT_TYPE else RunStatus.HARNESS_ERROR
         self._verdict = Verdict(status, clip(text, 500))
         return Event("error", clip(f"result: {text}"), {**data, "error_type": etype})
 
@@ -121,6 +132,8 @@ class GeminiStreamJsonAdapter:
     def verdict(self) -> Verdict | None:
         if self._verdict is not None:
             return self._verdict
+        if self._ceiling is not None:
+            return self._ceiling
         return Verdict(RunStatus.HARNESS_ERROR, clip(self._failure, 500)) if self._failure else None
 
     def is_keepalive(self, stream: str, line: str) -> bool:

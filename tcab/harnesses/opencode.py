@@ -10,6 +10,12 @@ One JSON object per line, each with a ``part``: ``step_start``; ``text``
 Verdict: an ``error`` line, or a stderr line saying the model could not be
 reached ("Cannot connect to API", which OpenCode prints in colour), is
 ``harness_error`` with OpenCode's own message, even when it exits 0.
+
+Ceilings: an agent's ``steps`` (unset, i.e. unlimited, in tcab's definition)
+does not end the session: at the last step OpenCode withdraws the tools,
+asks the model to summarise, and exits 0 with no marker in its JSON. Telling
+it apart would mean reading the model's prose, so no OpenCode run ends
+``limit_exceeded``.
 """
 
 from __future__ import annotations

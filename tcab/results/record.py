@@ -19,6 +19,7 @@ from typing import Any
 import sqlite_utils
 
 from tcab.errors import ResultsError
+from tcab.outcomes import RunStatus, run_status_after
 from tcab.results.schema import RUN_STATUSES, SEAT_OUTCOMES, TABLES, VALIDATION_STATUSES
 from tcab.results.store import write_transaction
 
@@ -72,6 +73,9 @@ def record_build(db: sqlite_utils.Database, build: Mapping[str, Any]) -> None:
 def record_validation(db: sqlite_utils.Database, validation: Mapping[str, Any]) -> None:
     """Insert or replace the validation of run ``validation["run_id"]``.
 
+    In the same transaction the run's row moves between ``completed`` and
+    ``catastrophic`` as :func:`tcab.outcomes.run_status_after` says (the page
+    never loaded / loads again), as ``run.json`` did.
     ``checks`` and ``screenshots`` may be lists (stored as JSON).
     Raises ResultsError for an unknown or missing key or an unknown status.
     """
@@ -79,6 +83,14 @@ def record_validation(db: sqlite_utils.Database, validation: Mapping[str, Any]) 
     _check_choice("validations", "status", row["status"], VALIDATION_STATUSES)
     with write_transaction(db):
         _upsert(db, "validations", row)
+        found = db.execute("SELECT status FROM runs WHERE id = ?", [row["run_id"]]).fetchone()
+        if found is not None and found[0] in RUN_STATUSES:
+            before = RunStatus(found[0])
+            after = run_status_after(before, row["status"])
+            if after is not before:
+                detail = f"validation: {row['detail'] or ''}" if after is RunStatus.CATASTROPHIC else ""
+                db.execute("UPDATE runs SET status = ?, status_detail = ? WHERE id = ?",
+                           [str(after), detail, row["run_id"]])
 
 
 def record_match(db: sqlite_utils.Database, match: Mapping[str, Any],

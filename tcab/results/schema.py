@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tcab.outcomes import RUN_STATUSES, SEAT_OUTCOMES
+from tcab.outcomes import RUN_STATUSES, SEAT_OUTCOMES, VALIDATION_STATUSES
 
 __all__ = ["MIGRATIONS", "RUN_STATUSES", "SCHEMA_VERSION", "SEAT_OUTCOMES", "TABLES", "VALIDATION_STATUSES", "Migration"]
 
-VALIDATION_STATUSES = ("passed", "failed", "error")
 # What the shipped migrations checked; later statuses come with a migration
-# of their own (0005), so these stay as they were.
+# of their own (0005, 0006), so these stay as they were.
+_VALIDATION_STATUSES_0004 = ("passed", "failed", "error")
 _RUN_STATUSES_0001 = ("completed", "timed_out", "hung", "harness_error", "infrastructure", "canceled")
 _SEAT_OUTCOMES_0001 = ("win", "draw", "loss", "forfeit")
 
@@ -273,7 +273,7 @@ _VALIDATIONS = (
         case_version TEXT NOT NULL,
         case_digest TEXT,
         variant TEXT NOT NULL,
-        status TEXT NOT NULL CHECK (status IN {_in(VALIDATION_STATUSES)}),
+        status TEXT NOT NULL CHECK (status IN {_in(_VALIDATION_STATUSES_0004)}),
         checks TEXT,
         detail TEXT,
         screenshots TEXT,
@@ -344,12 +344,38 @@ _RUN_STATUS_VOCABULARY = (
     "CREATE INDEX idx_runs_started ON runs (started_at)",
 )
 
+# catastrophic (the build never produced a loadable page) joins the
+# validation statuses: the validations table is rebuilt with every row (no
+# table references it), then its index.
+_VALIDATION_VOCABULARY = (
+    f"""
+    CREATE TABLE validations_new (
+        run_id TEXT PRIMARY KEY,
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        case_digest TEXT,
+        variant TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN {_in(VALIDATION_STATUSES)}),
+        checks TEXT,
+        detail TEXT,
+        screenshots TEXT,
+        image_digest TEXT,
+        duration_s REAL,
+        validated_at TEXT
+    )""",
+    "INSERT INTO validations_new SELECT * FROM validations",
+    "DROP TABLE validations",
+    "ALTER TABLE validations_new RENAME TO validations",
+    "CREATE INDEX idx_validations_group ON validations (case_slug, case_version, variant, status)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
     Migration("0003_report_totals", _REPORT_TOTALS),
     Migration("0004_validations", _VALIDATIONS),
     Migration("0005_run_status_vocabulary", _RUN_STATUS_VOCABULARY),
+    Migration("0006_validation_catastrophic", _VALIDATION_VOCABULARY),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

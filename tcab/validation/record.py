@@ -1,16 +1,32 @@
 """The outcome of validating one end-to-end run: a ``ValidationRecord``.
 
-``status`` is ``passed`` (every check passed), ``failed`` (a check failed:
-the build, the output folder, ``index.html``, the page load, an uncaught
-error or a console error) or ``error`` (the infrastructure failed: the
-container engine or the browser). ``checks`` lists each check that ran, in
-order, with ``ok`` and a ``detail``; ``detail`` names the first failure.
+``status`` is one of :data:`VALIDATION_STATUSES`:
+
+- ``passed``: every check passed;
+- ``catastrophic``: the build never produced a loadable page (install or
+  build failed, no output folder, no ``index.html``, the page never fired
+  ``load``): the original's load check, "the clearest possible signal";
+- ``failed``: the page loaded, and a later check failed (an uncaught or
+  console error, a renderer crash, a page too busy to capture);
+- ``error``: the infrastructure failed (the container engine or the
+  browser): says nothing about the run.
+
+``checks`` lists each check that ran, in order, with ``ok`` and a
+``detail``; ``detail`` names the first failure. A ``catastrophic``
+validation of a ``completed`` run makes the run itself ``catastrophic``
+(:func:`run_status_after`).
 """
 
 from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
+
+from tcab.outcomes import VALIDATION_STATUSES, run_status_after
+
+__all__ = ["LOAD_CHECK", "VALIDATION_STATUSES", "Check", "ValidationRecord", "judge", "run_status_after"]
+#: The check whose success means "the page loaded" (tcab.validation.browser).
+LOAD_CHECK = "load"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +50,7 @@ class ValidationRecord:
     case_version: str
     case_digest: str
     variant: str
-    status: str                     # passed | failed | error
+    status: str                     # VALIDATION_STATUSES
     checks: tuple[Check, ...]
     detail: str
     build_log: str
@@ -61,3 +77,18 @@ class ValidationRecord:
     def to_json(self) -> dict:
         """The row plus the build log excerpt (what ``validation.json`` and ``--json`` show)."""
         return {**self.row(), "build_log": self.build_log}
+
+
+def judge(checks: tuple[Check, ...] | list[Check]) -> tuple[str, str]:
+    """The status and detail of a validation whose checks all ran (the
+    infrastructure did not fail): ``catastrophic`` unless the page fired
+    ``load``, else ``failed`` on any failed check, else ``passed``."""
+    failed = [c for c in checks if not c.ok]
+    detail = f"{failed[0].name}: {failed[0].detail}" if failed else "all checks passed"
+    if not any(c.name == LOAD_CHECK and c.ok for c in checks):
+        # Nothing to look at: a build that fails, no site, a page that never
+        # loads. A check that failed before "load" ran names why; a list with
+        # no failure and no load (impossible today) still never passes.
+        return "catastrophic", detail if failed else "the page was never loaded"
+    return ("failed" if failed else "passed"), detail
+

@@ -10,6 +10,10 @@
    ``results/runs/<run-id>/validation/validation.json`` (atomically), the
    screenshots beside it as ``<view>.png``. Recording the row in
    ``results.db`` is the caller's (``tcab validate``, the ``validate`` task).
+4. A page that never loaded makes a ``completed`` run ``catastrophic``:
+   ``run.json`` is rewritten with that status (and back to ``completed``
+   when a later validation loads the page); ``record_validation`` moves the
+   ``runs`` row the same way (:func:`~tcab.validation.record.run_status_after`).
 
 The caller hands over the case and the run record it already holds
 (``tcab validate`` reads them once from the run id, a sweep task from its
@@ -28,6 +32,7 @@ from pathlib import Path
 from tcab.atomic import write_bytes, write_text
 from tcab.catalog import CaseVersion, case_digest
 from tcab.errors import RuntimeBackendError, ValidationError
+from tcab.outcomes import RunStatus
 from tcab.runs.record import RunRecord
 from tcab.runtime import BuildLimits, CollectLimits, Runtime, get_runtime
 from tcab.runtime.build import BUILD_TIMEOUT_S
@@ -41,7 +46,7 @@ from tcab.validation.browser import (
     png_size,
 )
 from tcab.validation.container import build_site
-from tcab.validation.record import Check, ValidationRecord
+from tcab.validation.record import Check, ValidationRecord, judge, run_status_after
 
 VALIDATION_DIR = "validation"
 
@@ -98,7 +103,18 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
                               tuple(out.checks), out.detail, out.log, screenshots, out.image_digest,
                               time.perf_counter() - started)
     write_text(run.run_dir / VALIDATION_DIR / "validation.json", json.dumps(record.to_json(), indent=1, sort_keys=True))
+    _mark_run(run, record)
     return record
+
+
+def _mark_run(run: RunRecord, record: ValidationRecord) -> None:
+    """Rewrite ``run.json`` when the validation changes the run's status
+    (completed <-> catastrophic); the detail says which check failed."""
+    status = run_status_after(run.status, record.status)
+    if status == run.status:
+        return
+    detail = f"validation: {record.detail}" if status is RunStatus.CATASTROPHIC else ""
+    dataclasses.replace(run, status=status, status_detail=detail).write()
 
 
 @dataclass(slots=True)
@@ -114,7 +130,8 @@ class _Outcome:
 def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, dest: Path,
                      build_limits: BuildLimits, collect: CollectLimits, browser: BrowserLimits) -> _Outcome:
     """The site built in a container, then opened in the browser; the engine
-    or the browser failing is status ``error``."""
+    or the browser failing is status ``error``, a page that never loaded
+    ``catastrophic`` (:func:`~tcab.validation.record.judge`)."""
     out = _Outcome()
     try:
         rt = get_runtime(runtime) if isinstance(runtime, str) else runtime
@@ -126,9 +143,7 @@ def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, 
             page = check_page(site.output, _views(case), browser)
             out.checks += page.checks
             out.shots = page.shots
-        failed = [c for c in out.checks if not c.ok]
-        out.status = "failed" if failed else "passed"
-        out.detail = f"{failed[0].name}: {failed[0].detail}" if failed else "all checks passed"
+        out.status, out.detail = judge(out.checks)
     except RuntimeBackendError as exc:
         out.status, out.detail = "error", f"runtime: {exc}"
     except BrowserUnavailable as exc:

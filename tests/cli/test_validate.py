@@ -25,7 +25,7 @@ def test_exit_codes_json_and_row(settings, make_run, podman_runtime) -> None:
 
     bad = _tcab(settings, "broken")
     assert bad.returncode == 1
-    assert "failed: broken" in bad.stdout and "`node build.js` exited 4" in bad.stdout
+    assert "catastrophic: broken" in bad.stdout and "`node build.js` exited 4" in bad.stdout
 
     for run_id, message in (("missing", "no such run 'missing'"), ("arena-1", "`tcab build arena-1`")):
         out = _tcab(settings, run_id)
@@ -33,6 +33,8 @@ def test_exit_codes_json_and_row(settings, make_run, podman_runtime) -> None:
 
     with sqlite3.connect(settings.results_db) as conn:
         rows = dict(conn.execute("SELECT run_id, status FROM validations").fetchall())
-    assert rows == {"good": "passed", "broken": "failed"}
+    assert rows == {"good": "passed", "broken": "catastrophic"}
+    # The run itself: its page never loaded.
+    assert json.loads((settings.runs_dir / "broken" / "run.json").read_text())["status"] == "catastrophic"
     assert podman_runtime.list_run_containers("validate-good") == []
     assert podman_runtime.list_run_containers("validate-broken") == []

@@ -72,18 +72,24 @@ POINTING = {
 
 @pytest.fixture
 def pointed(settings: Settings):
-    """pointed(slug, script, replace=None) -> the shipped definition of ``slug``
-    whose install step starts the fake model with ``script`` (the CLI is in the
-    image); ``replace`` maps text in its arguments to a test's value."""
+    """pointed(slug, script, replace=None, extra=()) -> the shipped definition of
+    ``slug`` whose install step starts the fake model with ``script`` (the CLI
+    is in the image); ``replace`` maps text in its arguments to a test's value,
+    ``extra`` are arguments added before the model's (a CLI's own limits),
+    ``setup`` replaces the shell line that configures the CLI."""
 
-    def make(slug: str, script: str, replace: dict[str, str] | None = None):
+    def make(slug: str, script: str, replace: dict[str, str] | None = None, extra: tuple[str, ...] = (),
+             setup: str | None = None):
         table = tomllib.loads((REPO / "harnesses" / f"{slug}.toml").read_text())
         point = POINTING[slug]
-        table["install"] = point["setup"] + start_fake_model(script, point.get("fake", ""))
+        table["install"] = (point["setup"] if setup is None else setup) + start_fake_model(script, point.get("fake", ""))
         table["env"] = {**table.get("env", {}), **point["env"]}
         for old, new in {**point.get("args", {}), **(replace or {})}.items():
             assert any(old in a for a in table["args"]), f"{slug}: no argument holds {old!r}"
             table["args"] = [a.replace(old, new) for a in table["args"]]
+        if extra:
+            at = table["args"].index("{model_args}")
+            table["args"][at:at] = list(extra)
         if "before_message" in point:
             at = table["args"].index("--message")
             table["args"][at:at] = point["before_message"]

@@ -94,3 +94,36 @@ def test_codex_stalled_stream_ends_by_its_own_retry_limits(settings, e2e_case, p
     retries = [e["text"] for e in events if e["kind"] == "warning" and e["text"].startswith("Reconnecting")]
     assert [r.split()[1] for r in retries] == ["1/2", "2/2"], retries
     assert record.duration_s < 120
+
+
+@pytest.mark.timeout(600)
+def test_claude_max_turns_is_limit_exceeded(settings, e2e_case, pointed, podman_runtime, cli_image,
+                                            monkeypatch) -> None:
+    """Claude Code's own ceiling: one turn allowed, the script's first turn
+    calls a tool, so the CLI stops itself (result ``error_max_turns``). The
+    run is ``limit_exceeded`` with the CLI's detail, whatever its exit code."""
+    harness = pointed("claude-code", "write-file", extra=("--max-turns", "1"))
+    record, events = _run(settings, e2e_case, harness, podman_runtime, monkeypatch, cli_image,
+                          idle_timeout_s=120)
+    assert record.status == "limit_exceeded", (record.status, record.status_detail)
+    assert "error_max_turns" in record.status_detail, record.status_detail
+    assert ("message", fake_model.FINAL) not in [(e["kind"], e["text"]) for e in events]
+    assert record.duration_s < 300
+
+
+@pytest.mark.timeout(600)
+def test_gemini_max_session_turns_is_limit_exceeded(settings, e2e_case, pointed, podman_runtime, cli_image,
+                                                    monkeypatch) -> None:
+    """Gemini CLI's own ceiling (settings.json ``model.maxSessionTurns``): one
+    turn allowed, the script's first turn calls a tool, so the second turn is
+    refused by the CLI (``FatalTurnLimitedError``, exit 53)."""
+    settings_json = json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}},
+                                "model": {"maxSessionTurns": 1}})
+    harness = pointed("gemini-cli", "write-file",
+                      setup=f"mkdir -p ~/.gemini && echo '{settings_json}' > ~/.gemini/settings.json && ")
+    record, events = _run(settings, e2e_case, harness, podman_runtime, monkeypatch, cli_image,
+                          idle_timeout_s=120)
+    assert record.status == "limit_exceeded", (record.status, record.status_detail)
+    assert "max session turns" in record.status_detail.lower(), record.status_detail
+    assert ("message", fake_model.FINAL) not in [(e["kind"], e["text"]) for e in events]
+    assert record.duration_s < 300

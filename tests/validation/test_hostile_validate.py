@@ -87,10 +87,12 @@ def test_a_spinning_page_ends_tcab_validate_at_its_browser_timeout(settings, mak
     took = time.monotonic() - started
     assert out.returncode == 1, out.stderr
     doc = json.loads(out.stdout)
-    assert doc["status"] == "failed" and doc["detail"].startswith("timeout: the browser check did not finish within 10s")
+    # It spins inside its own load handler: load never completes, so there never was a page.
+    assert doc["status"] == "catastrophic"
+    assert doc["detail"].startswith("timeout: the browser check did not finish within 10s")
     assert took < 150, took
     with sqlite3.connect(settings.results_db) as conn:
-        assert conn.execute("SELECT status FROM validations WHERE run_id = 'spin'").fetchone() == ("failed",)
+        assert conn.execute("SELECT status FROM validations WHERE run_id = 'spin'").fetchone() == ("catastrophic",)
 
 
 def test_limits_that_are_not_finite_and_positive_are_refused(settings, make_run) -> None:

@@ -56,7 +56,7 @@ def test_reference_solution_passes_and_is_recorded(settings, make_run, podman_ru
     assert [c["name"] for c in json.loads(rows[0]["checks"])][-1] == "errors"
     with pytest.raises(ResultsError, match="validations: unknown key 'verdict'"):
         record_validation(db, {**record.row(), "verdict": "yes"})
-    with pytest.raises(ResultsError, match="validations.status: expected one of passed|failed|error"):
+    with pytest.raises(ResultsError, match=r"validations.status: expected one of passed\|failed\|catastrophic\|error"):
         record_validation(db, {**record.row(), "status": "great"})
     db.close()
 
@@ -64,7 +64,7 @@ def test_reference_solution_passes_and_is_recorded(settings, make_run, podman_ru
 def test_failing_build_names_the_build(settings, make_run, podman_runtime) -> None:
     run = make_run("bad-build", {"build.js": "console.error('syntax is fine, build is not'); process.exit(3);\n"})
     record = _validate(settings, run, runtime=podman_runtime)
-    assert record.status == "failed"
+    assert record.status == "catastrophic"  # no page to load: the original's load check
     assert record.detail == "build: [build].build `node build.js` exited 3"
     assert "build is not" in record.build_log
     assert record.screenshots == ()
@@ -85,11 +85,11 @@ def test_uncaught_error_fails_naming_it(settings, make_run, podman_runtime) -> N
 def test_missing_output_and_index(settings, make_run, podman_runtime) -> None:
     run = make_run("no-out", {"build.js": "console.log('forgot to build');\n"})
     record = _validate(settings, run, runtime=podman_runtime)
-    assert record.status == "failed"
+    assert record.status == "catastrophic"
     assert record.detail == "output: [build].output dist/ was not produced by the build"
     run = make_run("no-index", {"build.js": "require('fs').mkdirSync('dist'); require('fs').writeFileSync('dist/a.html', '');\n"})
     record = _validate(settings, run, runtime=podman_runtime)
-    assert record.status == "failed" and record.detail == "index: index.html is missing from the output folder"
+    assert record.status == "catastrophic" and record.detail == "index: index.html is missing from the output folder"
     assert podman_runtime.list_run_containers("validate-no-out") == []
     assert podman_runtime.list_run_containers("validate-no-index") == []
 
