@@ -44,6 +44,10 @@ _PAGE_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe
              "base-uri 'none'; form-action 'self'; frame-ancestors 'self'")
 
 
+_FAVICON = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+            b'<rect width="16" height="16" rx="3" fill="#263238"/></svg>')
+
+
 @dataclass(frozen=True, slots=True)
 class ViewConfig:
     """What the app serves: the database, the results folder holding the runs, the catalog."""
@@ -291,6 +295,8 @@ def create_app(config: ViewConfig) -> Starlette:
         Route("/matches/{key}/replay.json", lambda r: match_replay(r, player=False)),
         Route("/matches/{key}/player", lambda r: match_replay(r, player=True)),
         Route("/tournaments/{tid}", tournament_page),
+        # Browsers ask for it on every page; an answer keeps their consoles free of 404s.
+        Route("/favicon.ico", lambda r: Response(_FAVICON, media_type="image/svg+xml")),
     ]
 
     def not_found(request: Request, exc: Exception):
