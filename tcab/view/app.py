@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from starlette.routing import Route
 from tcab.errors import ResultsError
 from tcab.results import pages
 from tcab.results.charts import outcome_chart, rating_chart
-from tcab.results.report import build_report, recent_runs
+from tcab.results.report import build_report
 from tcab.results.schema import SCHEMA_VERSION
 from tcab.view import files, transcript
 from tcab.view.paths import PathRefused, confined, inside, smuggled
@@ -56,6 +57,38 @@ class ViewConfig:
     results_dir: Path
     catalog_dir: Path
     hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
+
+
+class _Cached:
+    """One value computed from results.db, kept until the database changes.
+
+    The report scans every run (a second at 10^5 runs); a sweep writing
+    changes the size or modification time of results.db or its WAL, which
+    is what the value is keyed by.
+    """
+
+    def __init__(self, db_path: Path):
+        self.paths = (db_path, db_path.with_name(db_path.name + "-wal"))
+        self.lock = threading.Lock()
+        self.stamp: tuple | None = None
+        self.value = None
+
+    def _stamp(self) -> tuple:
+        stamps = []
+        for path in self.paths:
+            try:
+                st = path.stat()
+                stamps.append((st.st_mtime_ns, st.st_size, st.st_ino))
+            except FileNotFoundError:
+                stamps.append(None)
+        return tuple(stamps)
+
+    def get(self, compute):
+        with self.lock:
+            stamp = self._stamp()
+            if stamp != self.stamp:
+                self.value, self.stamp = compute(), stamp
+            return self.value
 
 
 class NotFound(Exception):
@@ -112,15 +145,21 @@ def create_app(config: ViewConfig) -> Starlette:
     def db() -> sqlite3.Connection:
         return _open(config.db_path)
 
-    def home(request: Request):
+    cache = _Cached(config.db_path)
+
+    def home_parts():
         conn = db()
         try:
             report = build_report(conn, database=str(config.db_path))
             groups = [(g, Markup(outcome_chart(g.runs)) if g.runs else "",
-                       recent_runs(conn, g.case_slug, g.case_version, g.variant, HOME_RUNS))
+                       pages.group_runs(conn, g.case_slug, g.case_version, g.variant, limit=HOME_RUNS))
                       for g in report.groups]
         finally:
             conn.close()
+        return report, groups
+
+    def home(request: Request):
+        report, groups = cache.get(home_parts)
         return render("home.html", report=report, groups=groups)
 
     def run_list(request: Request):
