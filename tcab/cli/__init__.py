@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "replay": "tcab.cli.arena:replay",
     "validate": "tcab.cli.validate:validate",
     "report": "tcab.cli.report:report",
+    "view": "tcab.cli.view:view",
 }
 
 

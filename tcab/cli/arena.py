@@ -1,4 +1,4 @@
-"""``tcab match``, ``tcab tournament``, ``tcab replay verify`` and ``tcab build``:
+"""``tcab match``, ``tcab tournament``, ``tcab replay verify|export`` and ``tcab build``:
 the arena's commands (docs/arena.md).
 
 The imports inside the commands are slow ones (wasmtime, docker-py, rich),
@@ -288,6 +288,29 @@ def verify(settings: Settings, file: Path, rules: Path | None, as_json: bool, ma
             click.echo(f"  {p}", err=True)
     if not ok:
         raise click.exceptions.Exit(1)
+
+
+@replay.command("export")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--renderer", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Renderer page to use instead of the case's [replay].renderer.")
+@click.option("--max-bytes", type=click.IntRange(1, 1 << 40), default=None,
+              help="Refuse a replay that decompresses to more than this many bytes (default 64 MiB).")
+@click.pass_obj
+def export(settings: Settings, file: Path, out: Path, renderer: Path | None, max_bytes: int | None):
+    """Write OUT (one HTML page) that plays FILE in its case's renderer with
+    the replay inside: it opens from file:// and needs no network. The replay
+    is checked first (gzip, size, shape); a broken one writes nothing.
+
+    \b
+    Example:
+      tcab replay export results/replays/3f2a....json.gz match.html
+    """
+    from tcab.view.player import export_replay
+
+    written = export_replay(file, out, settings.catalog_dir, renderer=renderer, max_bytes=max_bytes)
+    click.echo(f"replay page: {written}")
 
 
 @click.command("build")

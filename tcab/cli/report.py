@@ -50,7 +50,7 @@ def report(settings: Settings, db_path: Path | None, case: str | None, variant: 
     try:
         result = build_report(conn, Filters(case=case, variant=variant, harness=harness),
                               database=str(path))
-        written = write_html(result, conn, html_dir, path.parent) if html_dir else None
+        written = write_html(result, conn, html_dir, path.parent, settings.catalog_dir) if html_dir else None
     finally:
         conn.close()
     if as_json:

@@ -1,7 +1,12 @@
 """The static HTML report: one self-contained ``index.html`` (inline CSS and SVG).
 
-Links to run folders and replays are relative to the page, so the results
-folder and the report can be moved or served together. A relative
+Links to run folders are relative to the page, so the results folder and
+the report can be moved or served together. Each replay is linked to a page
+of its own written next to the report (``replays/<match key>.html``, made by
+:func:`tcab.view.player.export_replay`): the case's renderer with the replay
+inside, which plays from ``file://``. Without a catalog, or for a replay that
+cannot be exported (no renderer, unreadable file), the link is the raw
+``.json.gz``. A relative
 ``run_dir`` or ``replay_path`` in the database is taken relative to the
 results folder (the folder holding results.db).
 """
@@ -9,6 +14,7 @@ results folder (the folder holding results.db).
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from html import escape
 from pathlib import Path
@@ -19,6 +25,8 @@ from tcab.results.charts import outcome_chart, rating_chart
 from tcab.results.report import GroupReport, Report, recent_runs, tournament_replays
 
 RUNS_PER_GROUP = 50
+# A match key names the exported page: only plain hex keys become file names.
+_KEY = re.compile(r"[0-9a-f]{16,128}")
 REPLAYS_PER_TOURNAMENT = 100
 
 _CSS = """
@@ -34,11 +42,12 @@ details{margin:.4em 0 1em}
 
 
 def write_html(report: Report, conn: sqlite3.Connection, out_dir: Path | str,
-               results_dir: Path | str) -> Path:
-    """Write ``out_dir/index.html`` atomically and return its path."""
+               results_dir: Path | str, catalog_dir: Path | str | None = None) -> Path:
+    """Write ``out_dir/index.html`` atomically and return its path; with
+    ``catalog_dir``, also one playable page per linked replay (``out_dir/replays/``)."""
     out_dir = Path(out_dir).resolve()
     results_dir = Path(results_dir).resolve()
-    linker = _Linker(out_dir, results_dir)
+    linker = _Linker(out_dir, results_dir, Path(catalog_dir) if catalog_dir else None)
     body = [f"<h1>tcab report</h1><p class=muted>{escape(report.database)} · schema "
             f"{report.schema_version} · " + " · ".join(
                 f"{n:,} {t}" for t, n in report.totals.items()) + "</p>"]
@@ -59,9 +68,26 @@ def write_html(report: Report, conn: sqlite3.Connection, out_dir: Path | str,
 
 
 class _Linker:
-    def __init__(self, out_dir: Path, results_dir: Path):
+    def __init__(self, out_dir: Path, results_dir: Path, catalog_dir: Path | None = None):
         self.out_dir = out_dir
         self.results_dir = results_dir
+        self.catalog_dir = catalog_dir
+
+    def replay(self, key: str, stored: str | None) -> str | None:
+        """A link to the exported page of a replay, or to the raw file when it cannot be exported."""
+        if not stored or self.catalog_dir is None or not _KEY.fullmatch(key):
+            return self.href(stored)
+        from tcab.errors import TcabError
+        from tcab.view.player import export_replay
+
+        source = Path(stored) if Path(stored).is_absolute() else self.results_dir / stored
+        page = self.out_dir / "replays" / f"{key}.html"
+        try:
+            page.parent.mkdir(parents=True, exist_ok=True)
+            export_replay(source, page, self.catalog_dir)
+        except (TcabError, OSError):
+            return self.href(stored)
+        return f"replays/{key}.html"
 
     def href(self, stored: str | None) -> str | None:
         if not stored:
@@ -141,7 +167,7 @@ def _group(group: GroupReport, conn: sqlite3.Connection, linker: _Linker) -> str
         replays = tournament_replays(conn, t.id, REPLAYS_PER_TOURNAMENT)
         out.append(f"<details><summary>{len(replays)} matches and replays</summary>" + _table(
             ["round", "pairing", "match", "winner seat", "reason", "ticks"],
-            [[str(r[0]), escape(r[1] or ""), _link(linker.href(r[6]), r[2][:12]),
+            [[str(r[0]), escape(r[1] or ""), _link(linker.replay(r[2], r[6]), r[2][:12]),
               str(r[3] if r[3] is not None else "draw"), escape(r[4] or ""), str(r[5] or "")]
              for r in replays], left=3) + "</details>")
     if group.players:

@@ -209,7 +209,8 @@ def report(settings: Settings, out_dir: Path) -> None:
     path = settings.results_db.resolve()
     conn = connect(path)
     try:
-        write_html(build_report(conn, Filters(), database=str(path)), conn, out_dir, path.parent)
+        write_html(build_report(conn, Filters(), database=str(path)), conn, out_dir, path.parent,
+                   settings.catalog_dir)
     finally:
         conn.close()
 

@@ -1,0 +1,480 @@
+"""The ``tcab view`` web app: Starlette routes over results.db and the run folders.
+
+Read-only: every route answers GET (and HEAD) only, the database is opened
+``mode=ro``, and nothing is written. Every path taken from a URL goes
+through :mod:`tcab.view.paths` (confined to results/ or the catalog); the
+raw bytes of a run's files are served with ``Content-Security-Policy:
+sandbox`` so a hostile HTML or SVG file cannot script this origin, and a
+replay plays in a sandboxed frame whose page may fetch nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from tcab.errors import ResultsError
+from tcab.results import pages
+from tcab.results.charts import outcome_chart, rating_chart
+from tcab.results.report import build_report
+from tcab.results.schema import SCHEMA_VERSION
+from tcab.view import files, transcript
+from tcab.view.paths import PathRefused, confined, inside, smuggled
+from tcab.view.player import PLAYER_CSP, player_page, renderer_path
+
+# Runs listed per group on the home page, and per page of a group's run list.
+HOME_RUNS = 10
+RUNS_PER_PAGE = 100
+# Matches of one tournament shown in its cross table and match list.
+TOURNAMENT_MATCHES = 2000
+# The largest replay file (gzip) the app serves or plays.
+MAX_REPLAY_FILE = 16 * 1024 * 1024
+
+_PAGE_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+             "script-src 'self' 'unsafe-inline'; frame-src 'self'; object-src 'none'; "
+             "base-uri 'none'; form-action 'self'; frame-ancestors 'self'")
+
+
+_FAVICON = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+            b'<rect width="16" height="16" rx="3" fill="#263238"/></svg>')
+
+
+@dataclass(frozen=True, slots=True)
+class ViewConfig:
+    """What the app serves: the database, the results folder holding the runs, the catalog."""
+
+    db_path: Path
+    results_dir: Path
+    catalog_dir: Path
+    hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
+
+
+class _Cached:
+    """One value computed from results.db, kept until the database changes.
+
+    The report scans every run (a second at 10^5 runs); a sweep writing
+    changes the size or modification time of results.db or its WAL, which
+    is what the value is keyed by.
+    """
+
+    def __init__(self, db_path: Path):
+        self.paths = (db_path, db_path.with_name(db_path.name + "-wal"))
+        self.lock = threading.Lock()
+        self.stamp: tuple | None = None
+        self.value = None
+
+    def _stamp(self) -> tuple:
+        stamps = []
+        for path in self.paths:
+            try:
+                st = path.stat()
+                stamps.append((st.st_mtime_ns, st.st_size, st.st_ino))
+            except FileNotFoundError:
+                stamps.append(None)
+        return tuple(stamps)
+
+    def get(self, compute):
+        with self.lock:
+            stamp = self._stamp()
+            if stamp != self.stamp:
+                self.value, self.stamp = compute(), stamp
+            return self.value
+
+
+class NotFound(Exception):
+    """A page whose subject (run, match, file) does not exist."""
+
+
+def check_database(db_path: Path) -> None:
+    """Raises ResultsError unless ``db_path`` is a results.db of this schema
+    (an older one must be migrated by ``tcab report`` first: the app never writes)."""
+    if not db_path.is_file():
+        raise ResultsError(f"{db_path}: no results database here (run a sweep first, or pass --db)")
+    conn = _open(db_path)
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise ResultsError(f"{db_path}: not a usable SQLite database: {exc}") from exc
+    finally:
+        conn.close()
+    if version != SCHEMA_VERSION:
+        raise ResultsError(f"{db_path}: schema version {version}, this tcab reads {SCHEMA_VERSION}; "
+                           "run `tcab report` once to migrate it (tcab view never writes)")
+
+
+def _open(db_path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, check_same_thread=False, timeout=10)
+    conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+def _env() -> Environment:
+    env = Environment(loader=PackageLoader("tcab.view", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True))
+    env.filters["secs"] = _secs
+    env.filters["num"] = lambda v, d=2: "—" if v is None else f"{v:,.{d}f}"
+    env.filters["count"] = lambda v: "—" if v is None else f"{v:,}"
+    return env
+
+
+def _secs(value) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.1f} s" if value < 120 else f"{value / 60:.1f} min"
+
+
+def create_app(config: ViewConfig) -> Starlette:
+    """The ASGI app over ``config`` (checked with :func:`check_database` first)."""
+    check_database(config.db_path)
+    env = _env()
+    results = config.results_dir.resolve()
+
+    def render(name: str, status: int = 200, **context) -> HTMLResponse:
+        return HTMLResponse(env.get_template(name).render(**context), status_code=status)
+
+    def db() -> sqlite3.Connection:
+        return _open(config.db_path)
+
+    cache = _Cached(config.db_path)
+
+    def home_parts():
+        conn = db()
+        try:
+            report = build_report(conn, database=str(config.db_path))
+            groups = [(g, Markup(outcome_chart(g.runs)) if g.runs else "",
+                       pages.group_runs(conn, g.case_slug, g.case_version, g.variant, limit=HOME_RUNS))
+                      for g in report.groups]
+        finally:
+            conn.close()
+        return report, groups
+
+    def home(request: Request):
+        report, groups = cache.get(home_parts)
+        return render("home.html", report=report, groups=groups)
+
+    def run_list(request: Request):
+        q = request.query_params
+        case, version, variant = q.get("case", ""), q.get("version", ""), q.get("variant", "")
+        page = _page(q.get("page"))
+        conn = db()
+        try:
+            rows = pages.group_runs(conn, case, version, variant, limit=RUNS_PER_PAGE + 1,
+                                    offset=page * RUNS_PER_PAGE)
+        finally:
+            conn.close()
+        return render("runs.html", case=case, version=version, variant=variant, page=page,
+                      rows=rows[:RUNS_PER_PAGE], more=len(rows) > RUNS_PER_PAGE)
+
+    def run_dir(conn: sqlite3.Connection, run_id: str) -> tuple[dict, Path | None]:
+        row = pages.run_row(conn, run_id)
+        if row is None:
+            raise NotFound(f"no run {run_id!r} in results.db")
+        folder = None
+        if row.get("run_dir"):
+            try:
+                folder = inside(results, row["run_dir"])
+            except PathRefused:
+                folder = None  # a run folder recorded outside results/ is not served
+        return row, folder
+
+    def run_page(request: Request):
+        run_id = request.path_params["run_id"]
+        conn = db()
+        try:
+            row, folder = run_dir(conn, run_id)
+            stages = pages.run_stages(conn, run_id)
+            validation = pages.run_validation(conn, run_id)
+            builds = pages.run_builds(conn, run_id)
+        finally:
+            conn.close()
+        page = _page(request.query_params.get("page"))
+        events = transcript.read_page(folder / "events.jsonl", page) if folder else transcript.TranscriptPage()
+        tree = None
+        if folder and (folder / "work").is_dir():
+            tree, skipped = files.listing(folder / "work")
+        checks = _json_list(validation.get("checks")) if validation else []
+        shots = {Path(str(s)).stem: str(s) for s in _json_list(validation.get("screenshots"))} \
+            if validation else {}
+        references = _references(config.catalog_dir, row)
+        return render("run.html", run=row, stages=stages, validation=validation, checks=checks,
+                      shots=shots, references=references, builds=builds, events=events,
+                      tree=tree, has_folder=folder is not None)
+
+    def run_tree(request: Request):
+        run_id, rel = request.path_params["run_id"], request.path_params.get("path", "")
+        conn = db()
+        try:
+            _, folder = run_dir(conn, run_id)
+        finally:
+            conn.close()
+        if folder is None:
+            raise NotFound(f"run {run_id} has no folder under results/")
+        target = confined(folder / "work", rel)
+        parts = [p for p in rel.split("/") if p]
+        crumbs = [("/".join(parts[:i + 1]), p) for i, p in enumerate(parts)]
+        if target.is_dir():
+            items, skipped = files.listing(target)
+            return render("tree.html", run_id=run_id, rel="/".join(parts), crumbs=crumbs, items=items,
+                          skipped=skipped)
+        if not target.is_file():
+            raise NotFound(f"{rel}: no such file in run {run_id}")
+        shown = files.show_file(target)
+        return render("tree.html", run_id=run_id, rel="/".join(parts), crumbs=crumbs, shown=shown,
+                      source=Markup(shown.html), css=Markup(files.source_css()))
+
+    def run_raw(request: Request):
+        run_id, rel = request.path_params["run_id"], request.path_params["path"]
+        conn = db()
+        try:
+            _, folder = run_dir(conn, run_id)
+        finally:
+            conn.close()
+        if folder is None:
+            raise NotFound(f"run {run_id} has no folder under results/")
+        return _raw(confined(folder, rel))
+
+    def case_raw(request: Request):
+        p = request.path_params
+        case = _case(config.catalog_dir, p["slug"], p["version"])
+        if case is None:
+            raise NotFound(f"no case {p['slug']}@{p['version']} in the catalog")
+        return _raw(confined(case.root, p["path"]))
+
+    def match_page(request: Request):
+        key = request.path_params["key"]
+        conn = db()
+        try:
+            row = pages.match_row(conn, key)
+            if row is None:
+                raise NotFound(f"no match {key!r} in results.db")
+            seats = pages.match_seats(conn, key)
+            tournaments = pages.match_tournaments(conn, key)
+        finally:
+            conn.close()
+        replay, problem = _replay_file(row)
+        renderer_problem = None
+        if replay is not None:
+            renderer_problem = _renderer_problem(config.catalog_dir, row)
+        return render("match.html", match=row, seats=seats, tournaments=tournaments,
+                      playable=replay is not None and renderer_problem is None,
+                      problem=problem or renderer_problem, tick=request.query_params.get("tick", ""))
+
+    def _replay_file(row: dict) -> tuple[Path | None, str | None]:
+        if not row.get("replay_path"):
+            return None, "no replay was recorded for this match"
+        try:
+            path = inside(results, row["replay_path"])
+        except PathRefused:
+            return None, "its replay is recorded outside results/ and is not served"
+        if not path.is_file():
+            return None, "its replay file is missing"
+        if path.stat().st_size > MAX_REPLAY_FILE:
+            return None, f"its replay file is larger than {MAX_REPLAY_FILE} bytes"
+        return path, None
+
+    def match_replay(request: Request, *, player: bool):
+        key = request.path_params["key"]
+        conn = db()
+        try:
+            row = pages.match_row(conn, key)
+        finally:
+            conn.close()
+        if row is None:
+            raise NotFound(f"no match {key!r} in results.db")
+        path, problem = _replay_file(row)
+        if path is None:
+            raise NotFound(problem)
+        data = path.read_bytes()
+        if not player:
+            # The recorded gzip bytes, declared as JSON content encoded with gzip.
+            return Response(data, media_type="application/json",
+                            headers={"Content-Encoding": "gzip", "Content-Security-Policy": "sandbox"})
+        try:
+            renderer = renderer_path(config.catalog_dir, row["case_slug"], row["case_version"])
+        except Exception as exc:  # noqa: BLE001 - catalog and replay errors alike: no player
+            raise NotFound(f"no renderer: {exc}") from exc
+        return Response(player_page(renderer.read_bytes(), data), media_type="text/html",
+                        headers={"Content-Security-Policy": PLAYER_CSP})
+
+    def tournament_page(request: Request):
+        tid = request.path_params["tid"]
+        conn = db()
+        try:
+            found = pages.tournament(conn, tid)
+            if found is None:
+                raise NotFound(f"no tournament {tid!r} in results.db")
+            cells = pages.tournament_cells(conn, tid, TOURNAMENT_MATCHES * 2)
+        finally:
+            conn.close()
+        group, report = found
+        labels, table, matches = _cross_table(report, cells)
+        return render("tournament.html", group=group, t=report, chart=Markup(rating_chart(report.standings)),
+                      labels=labels, table=table, matches=matches,
+                      capped=len(cells) >= TOURNAMENT_MATCHES * 2)
+
+    routes = [
+        Route("/", home),
+        Route("/runs", run_list),
+        Route("/runs/{run_id}", run_page),
+        Route("/runs/{run_id}/tree/", run_tree),
+        Route("/runs/{run_id}/tree/{path:path}", run_tree),
+        Route("/runs/{run_id}/raw/{path:path}", run_raw),
+        Route("/cases/{slug}/{version}/raw/{path:path}", case_raw),
+        Route("/matches/{key}", match_page),
+        Route("/matches/{key}/replay.json", lambda r: match_replay(r, player=False)),
+        Route("/matches/{key}/player", lambda r: match_replay(r, player=True)),
+        Route("/tournaments/{tid}", tournament_page),
+        # Browsers ask for it on every page; an answer keeps their consoles free of 404s.
+        Route("/favicon.ico", lambda r: Response(_FAVICON, media_type="image/svg+xml")),
+    ]
+
+    def not_found(request: Request, exc: Exception):
+        return render("error.html", 404, title="Not found", message=str(exc))
+
+    def refused(request: Request, exc: Exception):
+        return render("error.html", 403, title="Refused", message="this path is not served")
+
+    def bad_page(request: Request, exc: Exception):
+        return render("error.html", 400, title="Bad request", message=str(exc))
+
+    app = Starlette(routes=routes, exception_handlers={
+        NotFound: not_found, PathRefused: refused, ValueError: bad_page})
+    return Guard(app, config.hosts)
+
+
+class Guard:
+    """ASGI wrapper: GET/HEAD only, known Host names only (no DNS rebinding),
+    no smuggled separators, and the security headers on every answer."""
+
+    def __init__(self, app, hosts: tuple[str, ...]):
+        self.app = app
+        self.hosts = {h.lower() for h in hosts}
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        problem = self._problem(scope)
+        if problem is not None:
+            status, text = problem
+            response = Response(text + "\n", status_code=status, media_type="text/plain",
+                                headers={"Allow": "GET, HEAD"} if status == 405 else None)
+            return await response(scope, receive, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                names = {k.lower() for k, _ in headers}
+                if b"content-security-policy" not in names:
+                    headers.append((b"content-security-policy", _PAGE_CSP.encode()))
+                headers += [(b"x-content-type-options", b"nosniff"),
+                            (b"referrer-policy", b"no-referrer"),
+                            (b"cache-control", b"no-store")]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+    def _problem(self, scope) -> tuple[int, str] | None:
+        if scope["method"] not in ("GET", "HEAD"):
+            return 405, "tcab view is read-only: GET only"
+        host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1").lower()
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if name not in self.hosts:
+            return 421, f"unknown Host {host!r}: this server answers only {', '.join(sorted(self.hosts))}"
+        raw = scope.get("raw_path") or scope["path"].encode()
+        if smuggled(raw.split(b"?", 1)[0]):
+            return 400, "encoded separators, dots and NULs are refused in paths"
+        if any(part in ("..", ".") for part in scope["path"].split("/")):
+            return 400, "'.' and '..' are refused in paths"
+        return None
+
+
+def _page(value: str | None) -> int:
+    if value is None or value == "":
+        return 0
+    if not value.isdigit() or len(value) > 9:
+        raise ValueError(f"page: expected a whole number, got {value[:20]!r}")
+    return int(value)
+
+
+def _json_list(value) -> list:
+    if not value:
+        return []
+    try:
+        parsed = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        return []
+    return parsed if isinstance(parsed, list) else []
+
+
+def _raw(path: Path) -> Response:
+    """A file's bytes: images as themselves, everything else as plain text, all sandboxed."""
+    if not path.is_file():
+        raise NotFound(f"{path.name}: no such file")
+    media = files.IMAGE_TYPES.get(path.suffix.lower(), "text/plain; charset=utf-8")
+    with open(path, "rb") as fh:
+        data = fh.read(files.MAX_SHOWN * 8)
+    return Response(data, media_type=media, headers={"Content-Security-Policy": "sandbox"})
+
+
+def _case(catalog_dir: Path, slug: str, version: str):
+    from tcab.catalog import resolve_case
+    from tcab.errors import CatalogError
+
+    try:
+        return resolve_case(catalog_dir, slug, version, experimental=True)
+    except CatalogError:
+        return None
+
+
+def _references(catalog_dir: Path, run: dict) -> list[tuple[str, str | None]]:
+    """(view, URL of the reference image or None) for each [[reference]] of the run's case."""
+    case = _case(catalog_dir, run["case_slug"], run["case_version"])
+    if case is None:
+        return []
+    return [(ref.view, f"/cases/{case.slug}/{case.version}/raw/{ref.media}" if ref.media else None)
+            for ref in case.references]
+
+
+def _renderer_problem(catalog_dir: Path, row: dict) -> str | None:
+    try:
+        renderer_path(catalog_dir, row["case_slug"], row["case_version"])
+    except Exception as exc:  # noqa: BLE001 - shown on the page, not raised
+        return f"no renderer to play it: {exc}"
+    return None
+
+
+def _cross_table(report, cells: list[dict]):
+    """Participants in standings order; table[a][b] = (wins, draws, losses, match keys) of a against b."""
+    labels = [s.label for s in report.standings]
+    by_match: dict[str, list[dict]] = {}
+    for c in cells:
+        by_match.setdefault(c["match_key"], []).append(c)
+    table: dict[str, dict[str, list]] = {}
+    matches = []
+    for key, seats in by_match.items():
+        matches.append((key, seats))
+        for a in seats:
+            for b in seats:
+                if a is b:
+                    continue
+                for lab in (a["label"], b["label"]):
+                    if lab not in labels:
+                        labels.append(lab)
+                cell = table.setdefault(a["label"], {}).setdefault(b["label"], [0, 0, 0, []])
+                cell[{"win": 0, "draw": 1}.get(a["outcome"], 2)] += 1
+                cell[3].append(key)
+    return labels, table, matches
+
+
+__all__ = ["ViewConfig", "check_database", "create_app"]

@@ -1,0 +1,58 @@
+"""Paths taken from a URL, confined to one folder.
+
+Everything a run left behind is hostile: a collected tree may hold a
+symlink to ``/etc/passwd`` and a URL may say ``..`` or hide a slash as
+``%2F``. A path is accepted only if it is made of plain names and, resolved
+physically (every symlink followed), still lies inside its root.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# Percent-escapes that could smuggle a separator, a NUL or a dot-dot past
+# the router's own split of the path; refused in the raw request path.
+_SMUGGLED = ("%2f", "%5c", "%00", "%2e")
+
+
+class PathRefused(Exception):
+    """A URL path that would leave its root, or is not a plain relative path."""
+
+
+def smuggled(raw_path: bytes) -> bool:
+    """True when the undecoded request path hides a separator, NUL or dot."""
+    lowered = raw_path.lower()
+    return any(code.encode() in lowered for code in _SMUGGLED)
+
+
+def check_relative(rel: str) -> tuple[str, ...]:
+    """The parts of ``rel``, a plain relative path; raises PathRefused for an
+    absolute path, ``..`` or ``.``, a backslash, a NUL or a control character."""
+    if rel.startswith("/") or "\\" in rel or any(ord(c) < 32 or c == "\x7f" for c in rel):
+        raise PathRefused(f"{rel!r}: not a plain relative path")
+    parts = tuple(p for p in rel.split("/") if p != "")
+    if any(p in (".", "..") for p in parts):
+        raise PathRefused(f"{rel!r}: '.' and '..' are refused")
+    return parts
+
+
+def confined(root: Path, rel: str) -> Path:
+    """``root/rel`` resolved physically; raises PathRefused unless it stays inside
+    ``root`` (itself resolved). The target need not exist."""
+    parts = check_relative(rel)
+    base = root.resolve()
+    target = base.joinpath(*parts).resolve()
+    if not target.is_relative_to(base):
+        raise PathRefused(f"{rel!r}: leaves {base}")
+    return target
+
+
+def inside(root: Path, stored: str | Path) -> Path:
+    """A path recorded in results.db (absolute, or relative to ``root``) resolved
+    physically; raises PathRefused unless it lies inside ``root``."""
+    base = root.resolve()
+    path = Path(stored)
+    target = (path if path.is_absolute() else base / path).resolve()
+    if not target.is_relative_to(base):
+        raise PathRefused(f"{stored}: outside {base}")
+    return target

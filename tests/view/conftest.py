@@ -1,0 +1,119 @@
+"""A real demo results folder and a running ``tcab view`` over it.
+
+The folder holds what a sweep leaves: a tournament of the capture case's
+baselines played for real (wasm controllers, a replay on disk), and an
+end-to-end lights-out run folder (its solution tree, an events.jsonl, a
+validation with a screenshot) recorded in results.db. Hostile bits are
+planted in it: a symlink out of the tree, an HTML file with a script, a
+run whose recorded folder lies outside results/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tcab.results import open_db, record_run, record_validation
+from tests.support.paths import LIGHTS_OUT
+from tests.support.results_rows import run_row
+from tests.support.run_folders import lights_out_run
+from tests.support.settings import cli_env, run_tcab, tmp_settings
+
+RUN_ID = "20250101-lights-out-reference-1"
+OUTSIDE_ID = "20250101-lights-out-reference-2"
+TOURNAMENT = "demo"
+
+
+def _events(run_dir: Path) -> None:
+    long_output = "\n".join(f"line {i} of a long command output" for i in range(200))
+    events = [
+        {"t": 1.0, "stage": "session", "kind": "message", "text": "I will build the board."},
+        {"t": 2.0, "stage": "session", "kind": "command", "text": "npm run build",
+         "data": {"output": long_output}},
+        {"t": 3.0, "stage": "session", "kind": "message", "text": long_output},
+        {"t": 4.0, "stage": "session", "kind": "message",
+         "text": "<script>document.title='owned'</script><img src=x onerror=alert(1)>"},
+    ]
+    with open(run_dir / "events.jsonl", "w") as fh:
+        for e in events:
+            fh.write(json.dumps(e) + "\n")
+        fh.write("{not json\n")
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory):
+    """(settings, facts) of the demo results folder."""
+    root = tmp_path_factory.mktemp("view-demo")
+    settings = tmp_settings(root)
+    proc = run_tcab(settings, "tournament", "capture", "baseline:rush", "baseline:guard", "--rounds", "2",
+                    "--id", TOURNAMENT, "--json", timeout=280)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    record = lights_out_run(settings, root / "trees", RUN_ID)
+    run_dir = record.run_dir
+    _events(run_dir)
+    (run_dir / "work" / "passwd-link").symlink_to("/etc/passwd")
+    (run_dir / "work" / "escape-dir").symlink_to(root)
+    (run_dir / "work" / "evil.html").write_text("<script>document.title='owned'</script>")
+    shutil.copyfile(LIGHTS_OUT / "reference" / "board.png", run_dir / "validation.png")
+    (run_dir / "validation").mkdir()
+    shutil.move(run_dir / "validation.png", run_dir / "validation" / "board.png")
+    (root / "secret.txt").write_text("TOP-SECRET-OUTSIDE-RESULTS")
+    db = open_db(settings.results_db)
+    try:
+        record_run(db, run_row(RUN_ID, case_slug="lights-out", case_type="end-to-end", variant="classic",
+                               run_dir=str(run_dir), image_digest="sha256:" + "ab" * 32),
+                   [{"stage": "session", "status": "ok", "duration_s": 58.0, "exit_code": 0}])
+        record_run(db, run_row(OUTSIDE_ID, case_slug="lights-out", case_type="end-to-end", variant="classic",
+                               run_dir=str(root)), [])
+        record_validation(db, {"run_id": RUN_ID, "case_slug": "lights-out", "case_version": "v1.0.0",
+                               "variant": "classic", "status": "passed",
+                               "checks": [{"name": "build", "ok": True, "detail": "exit 0"}],
+                               "screenshots": ["validation/board.png"], "detail": "all checks passed"})
+    finally:
+        db.close()
+    return settings, {"root": root, "run_dir": run_dir, "matches": summary["matches"]}
+
+
+@pytest.fixture(scope="session")
+def server(demo):
+    """The base URL of ``tcab view --port 0`` over the demo folder."""
+    settings, _ = demo
+    proc = subprocess.Popen([sys.executable, "-m", "tcab", "view", "--port", "0"], env=cli_env(settings),
+                            cwd=settings.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    line = proc.stdout.readline()
+    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    assert found, (line, proc.stderr.read() if proc.poll() is not None else "")
+    url = found.group(0)
+    deadline = time.monotonic() + 20
+    import urllib.request
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=5).read()
+            break
+        except OSError:
+            assert time.monotonic() < deadline and proc.poll() is None, "tcab view did not answer"
+            time.sleep(0.2)
+    yield url.rstrip("/")
+    os.killpg(proc.pid, signal.SIGTERM)
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium")
+        yield b
+        b.close()
