@@ -353,6 +353,8 @@ def _capture(pw, spec: CheckSpec, url: str, port: int, viewport: tuple[int, int]
             context.route("**/*", lambda route: _only_local(route, url, errors))
             context.route_web_socket("**/*", lambda ws: _no_websocket(ws, errors))
             page = context.new_page()  # dialogs (alert spam) are dismissed by Playwright
+            # As Playwright's own headless launch (the original's references and captures): no scrollbars.
+            context.new_cdp_session(page).send("Emulation.setScrollbarsHidden", {"hidden": True})
             step = "load"
             response = page.goto(url + "index.html", wait_until="load", timeout=browser.load_timeout_s * 1000)
             if response is None or response.status != 200:

@@ -5,12 +5,18 @@ the build, the output folder, ``index.html``, the page load, an uncaught
 error or a console error) or ``error`` (the infrastructure failed: the
 container engine or the browser). ``checks`` lists each check that ran, in
 order, with ``ok`` and a ``detail``; ``detail`` names the first failure.
+``check_results`` are the case's ``[[check]]`` similarity scores
+(``validation.json`` only).
 """
 
 from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # checks.py imports the browser check, which imports this module
+    from tcab.validation.checks import CheckResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +49,9 @@ class ValidationRecord:
     duration_s: float
     validated_at: str = field(
         default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
+    # The case's [[check]]s (tcab.validation.checks): similarity signals, not
+    # pass/fail, so they leave ``status`` alone; in validation.json, not the row.
+    check_results: tuple[CheckResult, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -60,4 +69,5 @@ class ValidationRecord:
 
     def to_json(self) -> dict:
         """The row plus the build log excerpt (what ``validation.json`` and ``--json`` show)."""
-        return {**self.row(), "build_log": self.build_log}
+        return {**self.row(), "build_log": self.build_log,
+                "check_results": [r.to_json() for r in self.check_results]}
