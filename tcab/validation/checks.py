@@ -376,7 +376,7 @@ def _capture(pw, spec: CheckSpec, url: str, port: int, viewport: tuple[int, int]
             if step == "browser" and not watchdog.reason:
                 raise BrowserUnavailable(f"the browser failed: {_clip(str(exc).splitlines()[0])}") from exc
             if watchdog.reason == "timeout":
-                return None, f"{step}: did not finish within {bound_s:g}s; Chromium was killed"
+                return None, f"{step}: did not finish within {round(bound_s, 2):g}s; Chromium was killed"
             if watchdog.reason:
                 return None, f"{step}: {watchdog.detail}"
             return None, f"{step}: {_clip(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)}"
@@ -399,8 +399,8 @@ def _run_one(pw, spec: CheckSpec, url: str, port: int, out_dir: Path, limits: Ch
     budget_s = min(limits.check_timeout_s, remaining)
     pauses = sum(_pause_s(a) for a in spec.actions) + 2 * limits.settle_s
     if pauses >= budget_s:
-        return result(f"actions: they pause {pauses:g}s in all (settle_s twice included), "
-                      f"not less than the {budget_s:g}s this check may take (check_timeout_s)")
+        return result(f"actions: they pause {round(pauses, 2):g}s in all (settle_s twice included), "
+                      f"not less than the {round(budget_s, 2):g}s this check may take (check_timeout_s)")
     png, error = _capture(pw, spec, url, port, spec.viewport or reference.size, limits, browser, budget_s)
     if png is None:
         return result(error)
@@ -432,12 +432,12 @@ def run_checks(folder: Path, specs: Sequence[CheckSpec], out_dir: Path, *, limit
         from playwright.sync_api import sync_playwright
     except ImportError as exc:
         raise BrowserUnavailable(f"playwright is not installed ({exc})") from exc
-    deadline = time.monotonic() + limits.total_timeout_s
     with serve_site(folder, browser.max_file_bytes) as (url, port):
         try:
             pw = sync_playwright().start()
         except Exception as exc:  # noqa: BLE001 - the driver failing is infrastructure
             raise BrowserUnavailable(f"playwright did not start: {exc}") from exc
+        deadline = time.monotonic() + limits.total_timeout_s  # the checks' time, from here
         try:
             return tuple(_run_one(pw, spec, url, port, out_dir, limits, browser, deadline) for spec in specs)
         finally:
