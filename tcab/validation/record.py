@@ -14,15 +14,20 @@
 ``checks`` lists each check that ran, in order, with ``ok`` and a
 ``detail``; ``detail`` names the first failure. A ``catastrophic``
 validation of a ``completed`` run makes the run itself ``catastrophic``
-(:func:`run_status_after`).
+(:func:`run_status_after`). ``check_results`` are the case's ``[[check]]``
+similarity scores (``validation.json`` only).
 """
 
 from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tcab.outcomes import VALIDATION_STATUSES, run_status_after
+
+if TYPE_CHECKING:  # checks.py imports the browser check, which imports this module
+    from tcab.validation.checks import CheckResult
 
 __all__ = ["LOAD_CHECK", "VALIDATION_STATUSES", "Check", "ValidationRecord", "judge", "run_status_after"]
 #: The check whose success means "the page loaded" (tcab.validation.browser).
@@ -59,6 +64,9 @@ class ValidationRecord:
     duration_s: float
     validated_at: str = field(
         default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
+    # The case's [[check]]s (tcab.validation.checks): similarity signals, not
+    # pass/fail, so they leave ``status`` alone; in validation.json, not the row.
+    check_results: tuple[CheckResult, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -76,7 +84,8 @@ class ValidationRecord:
 
     def to_json(self) -> dict:
         """The row plus the build log excerpt (what ``validation.json`` and ``--json`` show)."""
-        return {**self.row(), "build_log": self.build_log}
+        return {**self.row(), "build_log": self.build_log,
+                "check_results": [r.to_json() for r in self.check_results]}
 
 
 def judge(checks: tuple[Check, ...] | list[Check]) -> tuple[str, str]:

@@ -6,7 +6,10 @@
 2. The ``[build].output`` folder is opened in headless Chromium
    (:mod:`tcab.validation.browser`) and one screenshot per ``[[reference]]``
    view is taken.
-3. The record, its checks and the build log land in
+3. Each ``CheckSpec`` given (the case's ``[[check]]``s) is run on the built
+   site (:mod:`tcab.validation.checks`): actions, screenshot
+   ``validation/checks/<view>.png``, SSIM against the reference.
+4. The record, its checks and the build log land in
    ``results/runs/<run-id>/validation/validation.json`` (atomically), the
    screenshots beside it as ``<view>.png``. Recording the row in
    ``results.db`` is the caller's (``tcab validate``, the ``validate`` task).
@@ -26,6 +29,7 @@ import dataclasses
 import json
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,10 +49,12 @@ from tcab.validation.browser import (
     check_page,
     png_size,
 )
+from tcab.validation.checks import CheckLimits, CheckResult, CheckSpec, check_specs, run_checks
 from tcab.validation.container import build_site
 from tcab.validation.record import Check, ValidationRecord, judge, run_status_after
 
 VALIDATION_DIR = "validation"
+CHECKS_DIR = "checks"    # the [[check]] screenshots, under VALIDATION_DIR
 
 
 def _check_run(case: CaseVersion, run: RunRecord) -> None:
@@ -77,18 +83,22 @@ def _views(case) -> list[View]:
 
 def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runtime: str | Runtime = "docker",
                  timeout_s: float = BUILD_TIMEOUT_S, limits: CollectLimits | None = None,
-                 settle_s: float | None = None, browser: BrowserLimits | None = None) -> ValidationRecord:
+                 settle_s: float | None = None, browser: BrowserLimits | None = None,
+                 checks: Sequence[CheckSpec] = (), check_limits: CheckLimits | None = None) -> ValidationRecord:
     """Build and check ``run`` (a run of ``case``); return the record (also
     written to ``<run>/validation/validation.json``).
 
     ``runtime`` is a backend name or a ``Runtime``; ``timeout_s`` bounds each
     of install and build, ``limits`` the output folder copied out, ``browser``
-    the browser check (``settle_s``, when given, overrides its ``settle_s``). Outcomes,
+    the browser check (``settle_s``, when given, overrides its ``settle_s``);
+    ``checks`` are run on the site under ``check_limits`` (their results
+    are ``record.check_results``; they do not change the status). Outcomes,
     including the engine or the browser failing (``error``), are the
     record's status. Raises ``ValidationError`` for bad input (see
     ``_check_run``) or a limit that is not finite and positive.
     """
     _check_run(case, run)
+    checks = check_specs(checks)
     browser = browser or BrowserLimits()
     if settle_s is not None:
         browser = dataclasses.replace(browser, settle_s=settle_s)
@@ -97,11 +107,11 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
     settings.tmp_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tcab-validate-", dir=settings.tmp_dir) as tmp:
         out = _build_and_check(case, run, runtime, Path(tmp) / "output", build_limits,
-                               limits or CollectLimits(), browser)
+                               limits or CollectLimits(), browser, checks, check_limits or CheckLimits())
     screenshots = _write_screenshots(run.run_dir / VALIDATION_DIR, out.shots)
     record = ValidationRecord(run.id, case.slug, case.version, case_digest(case), run.variant, out.status,
                               tuple(out.checks), out.detail, out.log, screenshots, out.image_digest,
-                              time.perf_counter() - started)
+                              time.perf_counter() - started, check_results=out.check_results)
     write_text(run.run_dir / VALIDATION_DIR / "validation.json", json.dumps(record.to_json(), indent=1, sort_keys=True))
     _mark_run(run, record)
     return record
@@ -125,10 +135,12 @@ class _Outcome:
     log: str = ""
     image_digest: str | None = None
     shots: dict[str, bytes] = field(default_factory=dict)
+    check_results: tuple[CheckResult, ...] = ()
 
 
 def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, dest: Path,
-                     build_limits: BuildLimits, collect: CollectLimits, browser: BrowserLimits) -> _Outcome:
+                     build_limits: BuildLimits, collect: CollectLimits, browser: BrowserLimits,
+                     checks: tuple[CheckSpec, ...] = (), check_limits: CheckLimits | None = None) -> _Outcome:
     """The site built in a container, then opened in the browser; the engine
     or the browser failing is status ``error``, a page that never loaded
     ``catastrophic`` (:func:`~tcab.validation.record.judge`)."""
@@ -143,12 +155,25 @@ def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, 
             page = check_page(site.output, _views(case), browser)
             out.checks += page.checks
             out.shots = page.shots
+        out.check_results = _run_case_checks(site.output, checks, run.run_dir / VALIDATION_DIR, check_limits,
+                                             browser)
         out.status, out.detail = judge(out.checks)
     except RuntimeBackendError as exc:
         out.status, out.detail = "error", f"runtime: {exc}"
     except BrowserUnavailable as exc:
         out.status, out.detail = "error", f"browser: {exc}"
     return out
+
+
+def _run_case_checks(site: Path | None, checks: tuple[CheckSpec, ...], validation_dir: Path,
+                     limits: CheckLimits | None, browser: BrowserLimits) -> tuple[CheckResult, ...]:
+    """The [[check]]s on the built site; each is not reached when there is none."""
+    if site is None:
+        return tuple(CheckResult(c.name, c.view, None, None, "not run: the build produced no site", 0.0)
+                     for c in checks)
+    results = run_checks(site, checks, validation_dir / CHECKS_DIR, limits=limits, browser=browser)
+    return tuple(dataclasses.replace(r, screenshot=f"{VALIDATION_DIR}/{CHECKS_DIR}/{r.screenshot}")
+                 if r.screenshot else r for r in results)
 
 
 def _write_screenshots(out_dir: Path, shots: dict[str, bytes]) -> tuple[str, ...]:
