@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tcab.catalog.actions import Action
 from tcab.errors import CatalogError, Problem
 
 TYPES = ("end-to-end", "adversarial")
@@ -73,23 +74,6 @@ def site_output_candidates(build: Build) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class CheckAction:
-    """One step that drives a built page towards a check's view.
-
-    ``kind`` is ``click`` (at ``selector``, or at ``x``/``y`` CSS pixels of the
-    viewport), ``key`` (``key`` pressed, a Playwright key name such as
-    ``Enter`` or ``ArrowUp``) or ``wait`` (``ms`` milliseconds).
-    """
-
-    kind: str
-    selector: str | None = None
-    x: int | None = None
-    y: int | None = None
-    key: str | None = None
-    ms: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class Check:
     """An opt-in validation comparison: drive the page with ``actions``, take a
     screenshot, compare it with the rendered ``reference`` view; recorded as ``view``."""
@@ -97,7 +81,7 @@ class Check:
     view: str
     name: str
     reference: str
-    actions: tuple[CheckAction, ...] = ()
+    actions: tuple[Action, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,18 +12,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tcab.catalog.actions import Action, ActionError, parse_actions
 from tcab.catalog.fields import Fields, Source, humanize, show
-from tcab.catalog.model import Check, CheckAction, Reference
+from tcab.catalog.model import Check, Reference
 from tcab.catalog.paths import check_path
 
 REFERENCE_KEYS = ("view", "media", "mockup", "path")
 CHECK_KEYS = ("view", "name", "reference", "actions")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg")
 MOCKUP_SUFFIXES = (".html", ".htm")
-# The arguments each action kind takes (required first, then optional).
-ACTION_KINDS = {"click": ("selector", "x", "y"), "key": ("key",), "wait": ("ms",)}
-MAX_ACTIONS = 100  # actions of one check
-MAX_WAIT_MS = 60_000  # one wait action; a check is a screenshot, not a soak test
 
 
 def parse_references(
@@ -80,60 +77,10 @@ def parse_checks(data: dict[str, Any], source: Source) -> list[tuple[int, Check]
     return checks
 
 
-def _actions(c: Fields, raw: Any) -> tuple[CheckAction, ...] | None:
-    if not isinstance(raw, list):
-        c.problem("actions", f"expected an array of action tables, got {show(raw)}")
+def _actions(c: Fields, raw: Any) -> tuple[Action, ...] | None:
+    try:
+        return parse_actions(raw)
+    except ActionError as exc:
+        for key, message in exc.problems:
+            c.problem(key, message)
         return None
-    if len(raw) > MAX_ACTIONS:
-        c.problem("actions", f"expected at most {MAX_ACTIONS} actions, got {len(raw)}")
-        return None
-    out: list[CheckAction] = []
-    for n, item in enumerate(raw, start=1):
-        action = _action(c, f"actions[{n}]", item)
-        if action is None:
-            return None
-        out.append(action)
-    return tuple(out)
-
-
-def _action(c: Fields, key: str, item: Any) -> CheckAction | None:
-    kinds = ", ".join(ACTION_KINDS)
-    if not isinstance(item, dict):
-        c.problem(key, f"expected a table with kind ({kinds}), got {show(item)}")
-        return None
-    kind = item.get("kind")
-    if kind not in ACTION_KINDS:
-        c.problem(f"{key}.kind", f"expected one of {kinds}, got {show(kind) if kind is not None else 'nothing'}")
-        return None
-    extra = sorted(set(item) - {"kind", *ACTION_KINDS[kind]})
-    if extra:
-        c.problem(f"{key}.{extra[0]}", f"unknown key for a {kind} action; allowed keys: "
-                  f"{', '.join(('kind',) + ACTION_KINDS[kind])}")
-        return None
-    if kind == "click":
-        return _click(c, key, item)
-    if kind == "key":
-        name = item.get("key")
-        if not isinstance(name, str) or not name.strip():
-            c.problem(f"{key}.key", f"expected a key name such as \"Enter\", got {show(name)}")
-            return None
-        return CheckAction("key", key=name)
-    ms = item.get("ms")
-    if isinstance(ms, bool) or not isinstance(ms, int) or not 0 < ms <= MAX_WAIT_MS:
-        c.problem(f"{key}.ms", f"expected milliseconds, an integer from 1 to {MAX_WAIT_MS}, got {show(ms)}")
-        return None
-    return CheckAction("wait", ms=ms)
-
-
-def _click(c: Fields, key: str, item: dict[str, Any]) -> CheckAction | None:
-    selector, x, y = item.get("selector"), item.get("x"), item.get("y")
-    if selector is not None:
-        if x is not None or y is not None or not isinstance(selector, str) or not selector.strip():
-            c.problem(key, "expected either a non-empty selector or x and y, not both")
-            return None
-        return CheckAction("click", selector=selector)
-    for name, value in (("x", x), ("y", y)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            c.problem(f"{key}.{name}", f"expected a selector, or x and y as integers >= 0, got {show(value) if value is not None else 'nothing'}")
-            return None
-    return CheckAction("click", x=x, y=y)

@@ -35,10 +35,20 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, ClassVar
 
 from tcab.atomic import write_bytes
-from tcab.catalog.fields import show
+from tcab.catalog.actions import (
+    ACTION_TYPES,
+    Action,
+    ActionError,
+    Click,
+    Hold,
+    Key,
+    Wait,
+    parse_action,
+    parse_actions,
+)
+from tcab.catalog.fields import humanize, show
 from tcab.errors import ValidationError
 from tcab.validation.browser import (
     MAX_VIEWPORT,
@@ -56,138 +66,13 @@ from tcab.validation.site_server import serve_site
 __all__ = ["Action", "ActionError", "CheckLimits", "CheckResult", "CheckSpec", "Click", "Hold", "Key",
            "Wait", "check_specs", "humanize", "parse_action", "parse_actions", "run_checks", "similarity"]
 
-MAX_MS = 3_600_000           # a pause beyond an hour is a typo; the limits bound it further
-MAX_KEY_CHARS = 64
 MAX_REFERENCE_BYTES = 64 * 1024**2
 MIN_SIDE = 7                 # SSIM's 7x7 window must fit
 VIEW = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
-@dataclass(frozen=True, slots=True)
-class Wait:
-    ms: int
-    kind: ClassVar[str] = "wait"
-
-    def describe(self) -> str:
-        return f"wait {self.ms} ms"
-
-
-@dataclass(frozen=True, slots=True)
-class Key:
-    key: str
-    kind: ClassVar[str] = "key"
-
-    def describe(self) -> str:
-        return f"key {show(self.key)}"
-
-
-@dataclass(frozen=True, slots=True)
-class Hold:
-    key: str
-    ms: int
-    kind: ClassVar[str] = "hold"
-
-    def describe(self) -> str:
-        return f"hold {show(self.key)} {self.ms} ms"
-
-
-@dataclass(frozen=True, slots=True)
-class Click:
-    x: float
-    y: float
-    kind: ClassVar[str] = "click"
-
-    def describe(self) -> str:
-        return f"click {self.x:g},{self.y:g}"
-
-
-Action = Wait | Key | Hold | Click
-_KINDS: dict[str, type] = {"click": Click, "hold": Hold, "key": Key, "wait": Wait}
-
-
 def _pause_s(action: Action) -> float:
     return action.ms / 1000 if isinstance(action, Wait | Hold) else 0.0
-
-
-class ActionError(ValidationError):
-    """What is wrong in an ``actions`` array: ``problems`` holds every
-    ``(key, message)``, the key like ``actions[2].ms`` (1-based, as the
-    catalog numbers ``[[check]][2]``)."""
-
-    def __init__(self, problems: list[tuple[str, str]]):
-        self.problems = problems
-        super().__init__("; ".join(f"{key}: {message}" for key, message in problems))
-
-
-def _ms(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_MS:
-        return f"expected an integer number of milliseconds, 0 to {MAX_MS}, got {show(value)}"
-    return None
-
-
-def _key(value: Any) -> str | None:
-    if not isinstance(value, str) or not value or len(value) > MAX_KEY_CHARS or not value.isprintable():
-        return (f"expected a key name (Playwright's: Enter, ArrowUp, w), 1 to {MAX_KEY_CHARS} "
-                f"printable characters, got {show(value)}")
-    return None
-
-
-def _coordinate(value: Any) -> str | None:
-    if (isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
-            or not 0 <= value <= MAX_VIEWPORT):
-        return f"expected a number of CSS pixels, 0 to {MAX_VIEWPORT}, got {show(value)}"
-    return None
-
-
-_FIELDS = {"wait": {"ms": _ms}, "key": {"key": _key}, "hold": {"key": _key, "ms": _ms},
-           "click": {"x": _coordinate, "y": _coordinate}}
-
-
-def parse_action(table: Any, where: str = "action") -> Action:
-    """One action from its TOML table; ``ActionError`` naming ``where.<key>``.
-    Unknown keys are refused (the original ignores them: a typo would pass)."""
-    if not isinstance(table, dict):
-        raise ActionError([(where, f'expected a table like {{type = "key", key = "Enter"}}, got {show(table)}')])
-    kind = table.get("type")
-    if kind not in _FIELDS:
-        message = ("missing required key" if "type" not in table
-                   else f"expected one of {', '.join(sorted(_FIELDS))}, got {show(kind)}")
-        raise ActionError([(f"{where}.type", message)])
-    readers = _FIELDS[kind]
-    allowed = ("type", *readers)
-    problems = [(f"{where}.{key}", f"unknown key for a {kind} action; allowed keys: {', '.join(allowed)}")
-                for key in table if key not in allowed]
-    for key, reader in readers.items():
-        if key not in table:
-            problems.append((f"{where}.{key}", "missing required key"))
-        elif (message := reader(table[key])) is not None:
-            problems.append((f"{where}.{key}", message))
-    if problems:
-        raise ActionError(problems)
-    values = {key: table[key] for key in readers}
-    if kind == "click":
-        values = {key: float(v) for key, v in values.items()}
-    return _KINDS[kind](**values)
-
-
-def parse_actions(value: Any, key: str = "actions") -> tuple[Action, ...]:
-    """A check's ``actions`` array; ``ActionError`` listing every problem."""
-    if not isinstance(value, list):
-        raise ActionError([(key, f"expected an array of action tables, got {show(value)}")])
-    actions, problems = [], []
-    for index, table in enumerate(value, start=1):
-        try:
-            actions.append(parse_action(table, f"{key}[{index}]"))
-        except ActionError as exc:
-            problems += exc.problems
-    if problems:
-        raise ActionError(problems)
-    return tuple(actions)
-
-
-def humanize(view: str) -> str:
-    """The original's default display name: ``game-over`` -> ``Game Over``."""
-    return " ".join(word.capitalize() for word in view.split("-"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +92,7 @@ class CheckSpec:
             raise ValidationError(f"check view: expected a kebab-case slug, got {show(self.view)}")
         if not isinstance(self.reference_png, Path):
             raise ValidationError(f"check {self.view}: reference_png: expected a Path, got {show(self.reference_png)}")
-        if not isinstance(self.actions, tuple) or not all(isinstance(a, _KINDS_TUPLE) for a in self.actions):
+        if not isinstance(self.actions, tuple) or not all(isinstance(a, ACTION_TYPES) for a in self.actions):
             raise ValidationError(f"check {self.view}: actions: expected a tuple of actions, got {self.actions!r:.100}")
         if not self.name:
             object.__setattr__(self, "name", humanize(self.view))
@@ -220,7 +105,6 @@ class CheckSpec:
                                   f"each 1 to {MAX_VIEWPORT}, got {self.viewport!r:.100}")
 
 
-_KINDS_TUPLE = tuple(_KINDS.values())
 
 
 def check_specs(specs: Sequence[CheckSpec]) -> tuple[CheckSpec, ...]:

@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 
 from tcab.catalog import load_version
+from tcab.catalog.actions import Click, Key, Wait
 from tcab.catalog.model import (
     Build,
     Check,
-    CheckAction,
     Domain,
     Proof,
     Reference,
@@ -99,8 +99,7 @@ def test_every_key_of_the_end_to_end_fixture():
         ("specs/overview.md.hbs", "specs/overview.md"), ("specs/proof.md", "specs/evidence.md")]
     assert case.checks == (
         Check("board-lit", "Board, one tile lit", "board", (
-            CheckAction("click", selector="#tile-0"), CheckAction("key", key="Enter"),
-            CheckAction("wait", ms=200))),
+            Click(40, 40), Key("Enter"), Wait(200))),
         Check("title", "Title", "title", ()),  # name humanized from the view
     )
     assert case.proofs == (Proof("board", "The board", "proof/board.png"),
@@ -118,7 +117,7 @@ def test_every_key_of_the_end_to_end_fixture():
     assert [r.id for r in case.review_items_for(night)] == ["tile-lights", "title-shows", "moon-shows"]
     assert [r.view for r in case.references_for(case.variant("base"))] == ["board", "title"]
     with pytest.raises(dataclasses.FrozenInstanceError):
-        case.checks[0].actions[0].kind = "wait"  # type: ignore[misc]
+        case.checks[0].actions[0].x = 1  # type: ignore[misc]
 
 
 def test_seeding_uses_the_variants_references_and_never_the_mockup(tmp_path):
@@ -233,17 +232,17 @@ REFUSALS = [
     ("test-case.toml", 'reference = "board"\nactions', 'reference = "moon"\nactions',
      ("test-case.toml", 'reference = "moon"', "[[check]][1].reference",
       'names the reference view "moon", which variant "base" does not declare (declared: board, title)')),
-    ("test-case.toml", '{ kind = "wait", ms = 200 }', '{ kind = "hover", selector = "#x" }',
-     ("test-case.toml", 'actions = [', "[[check]][1].actions[3].kind", 'expected one of click, key, wait, got "hover"')),
-    ("test-case.toml", '{ kind = "wait", ms = 200 }', '{ kind = "wait", ms = 600000 }',
+    ("test-case.toml", '{ type = "wait", ms = 200 }', '{ type = "hover", selector = "#x" }',
+     ("test-case.toml", 'actions = [', "[[check]][1].actions[3].type", 'expected one of click, hold, key, wait, got "hover"')),
+    ("test-case.toml", '{ type = "wait", ms = 200 }', '{ type = "wait", ms = 600000 }',
      ("test-case.toml", 'actions = [', "[[check]][1].actions[3].ms",
-      "expected milliseconds, an integer from 1 to 60000, got 600000")),
-    ("test-case.toml", '{ kind = "key", key = "Enter" }', '{ kind = "key", key = "Enter", selector = "#a" }',
+      "expected an integer number of milliseconds, 0 to 60000, got 600000")),
+    ("test-case.toml", '{ type = "key", key = "Enter" }', '{ type = "key", key = "Enter", selector = "#a" }',
      ("test-case.toml", 'actions = [', "[[check]][1].actions[2].selector",
-      "unknown key for a key action; allowed keys: kind, key")),
-    ("test-case.toml", '{ kind = "click", selector = "#tile-0" }', '{ kind = "click", x = -1, y = 3 }',
+      "unknown key for a key action; allowed keys: type, key")),
+    ("test-case.toml", '{ type = "click", x = 40, y = 40 }', '{ type = "click", x = -1, y = 3 }',
      ("test-case.toml", 'actions = [', "[[check]][1].actions[1].x",
-      "expected a selector, or x and y as integers >= 0, got -1")),
+      "expected a number of CSS pixels, 0 to 4096, got -1")),
     ("test-case.toml", 'view = "title"\nreference = "title"', 'view = "board-lit"\nreference = "title"',
      ("test-case.toml", 'view = "board-lit"\nreference = "title"', "[[check]][2].view", 'two checks record under the view "board-lit"')),
     ("test-case.toml", 'dest = "proof/lighting.webm"', 'dest = "proof/lighting.gif"',
