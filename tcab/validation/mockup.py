@@ -51,6 +51,7 @@ class MockupLimits:
     finite positive number (``settle_s`` may be 0); ``SeedError`` otherwise."""
 
     timeout_s: float = 20.0              # one mockup: load, fonts, settle, screenshot (hard bound)
+    start_timeout_s: float = 60.0        # starting Chromium and connecting to it, once per seed
     settle_s: float = 0.2                # after load, for late errors and first frames
     max_viewport: int = 4096             # largest width or height a mockup may ask for
     max_memory_bytes: int = 2 * 1024**3  # private memory of Chromium's process tree (watchdog)
@@ -165,13 +166,13 @@ class MockupSession:
                 raise BrowserUnavailable(f"playwright did not start: {exc}") from exc
             stack.callback(pw.stop)
             endpoint, self._watchdog = stack.enter_context(running_chromium(
-                Path(profile), port, wall_time_s=self.limits.timeout_s,
+                Path(profile), port, wall_time_s=self.limits.start_timeout_s,
                 max_memory_bytes=self.limits.max_memory_bytes, js_heap_mb=self.limits.js_heap_mb))
             self.browser_starts += 1
             try:
                 if not endpoint:
                     raise PlaywrightError("Chromium was killed before it listened")
-                browser = pw.chromium.connect_over_cdp(endpoint, timeout=self.limits.timeout_s * 1000)
+                browser = pw.chromium.connect_over_cdp(endpoint, timeout=self.limits.start_timeout_s * 1000)
                 self._context = browser.new_context(service_workers="block", accept_downloads=False)
             except PlaywrightError as exc:
                 raise BrowserUnavailable(f"the browser failed to start: {_clip(str(exc))}") from exc
@@ -250,6 +251,13 @@ class MockupSession:
             elif resp.status == 200:
                 loaded.add(name)
 
+        def console(msg) -> None:
+            # Chromium refuses file:// (and other local schemes) from an http page
+            # itself, before any route sees it: it only says so on the console.
+            if msg.type == "error" and msg.text.startswith("Not allowed to load local resource"):
+                target = msg.text.partition(":")[2].strip()
+                errors.append(f"requested {_clip(target)} outside the case folder (blocked)")
+
         def failed(request) -> None:
             name = local_path(request.url)
             if name is not None and name != "favicon.ico":
@@ -265,6 +273,7 @@ class MockupSession:
             page.on("pageerror", lambda exc: errors.append(f"threw {_clip(str(exc))}"))
             page.on("response", response)
             page.on("requestfailed", failed)
+            page.on("console", console)
             page.on("crash", lambda _: errors.append("the page crashed"))
             page.on("popup", lambda p: errors.append(f"opened a window {_clip(p.url)}"))
             answer = page.goto(url, wait_until="load", timeout=left_ms())
