@@ -1,4 +1,4 @@
-"""Seeds per second: pygit2 (tcab.seeding) versus the git command line, side by side.
+"""Seeds per second: pygit2 versus the git CLI; and the cost of HTML mockups.
 
 For every variant of every case in the project catalog, both ways build the
 same tree from the same seed plan: pygit2 writes objects straight into the
@@ -7,7 +7,14 @@ runs `git init`, `git add -A`, `git commit` with the same fixed author, date
 and message. Both must produce the same commit id (checked), so the ratio
 compares equal work. Rounds alternate between the two to share any drift.
 
-Usage: python bench/seed.py [--rounds N]
+Second part: the fixture case with three HTML mockups
+(tests/fixtures/catalogs/mockups/.../mockup-trio) seeded cold (an empty
+mockup cache: Chromium starts and renders all three) and warm (every shot
+cached: no browser), each as a ratio to seeding the same case with its
+three references removed (the seed without mockups). Rounds interleave the
+three ways.
+
+Usage: python bench/seed.py [--rounds N] [--mockup-rounds N] [--mockups-only]
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from tcab.seeding.plan import MODE_EXEC, MODE_LINK
 from tcab.seeding.repo import AUTHOR_EMAIL, AUTHOR_NAME, COMMIT_TIME, MESSAGE
 
 ROOT = Path(__file__).resolve().parents[1]
+TRIO = ROOT / "tests/fixtures/catalogs/mockups/end-to-end/easy/mockup-trio/v1.0.0"
 
 
 def seed_with_git_cli(case, variant, dest: Path) -> str:
@@ -58,10 +66,68 @@ def seed_with_git_cli(case, variant, dest: Path) -> str:
     return git("rev-parse", "HEAD").strip()
 
 
+def _without_references(src: Path, dest: Path) -> Path:
+    """A copy of the case with its [[reference]] tables removed from the manifest."""
+    shutil.copytree(src, dest)
+    manifest = dest / "test-case.toml"
+    kept = manifest.read_text().split("[[reference]]")[0]
+    manifest.write_text(kept)
+    return dest
+
+
+def bench_mockups(rounds: int) -> int:
+    from tcab.catalog import load_version
+    from tcab.validation.mockup_cache import MockupCache
+
+    with tempfile.TemporaryDirectory(prefix="tcab-bench-mockups-") as tmp:
+        base = Path(tmp)
+        trio, problems = load_version(TRIO)
+        plain, more = load_version(_without_references(TRIO, base / "end-to-end/easy/mockup-trio/v1.0.0"))
+        if problems or more:
+            print(f"the mockup fixture does not load: {problems + more}", file=sys.stderr)
+            return 1
+        warm_cache = base / "warm-cache"
+        with MockupCache(trio.root, warm_cache) as render:  # fills the warm cache
+            seed_repository(trio, trio.variant(), base / "fill", render_mockup=render)
+        timings = {"plain": 0.0, "cold": 0.0, "warm": 0.0}
+        renders = {"cold": 0, "warm": 0}
+
+        def plain_seed(dest: Path) -> None:
+            seed_repository(plain, plain.variant(), dest)
+
+        def mockup_seed(kind: str, cache: Path, dest: Path) -> None:
+            with MockupCache(trio.root, cache) as render:
+                seed_repository(trio, trio.variant(), dest, render_mockup=render)
+            renders[kind] += render.renders
+
+        for r in range(rounds):
+            ways = [("plain", lambda d: plain_seed(d)),
+                    ("cold", lambda d, r=r: mockup_seed("cold", base / f"cold-cache-{r}", d)),
+                    ("warm", lambda d: mockup_seed("warm", warm_cache, d))]
+            for name, fn in ways[r % 3:] + ways[:r % 3]:
+                dest = base / f"{name}-{r}"
+                start = time.perf_counter()
+                fn(dest)
+                timings[name] += time.perf_counter() - start
+                shutil.rmtree(dest)
+    ms = {name: 1000 * t / rounds for name, t in timings.items()}
+    print(f"\nmockups: {TRIO.relative_to(ROOT)} (3 HTML mockups), {rounds} round(s) per way")
+    print(f"seed without mockups : {ms['plain']:9.1f} ms/seed")
+    print(f"cold (renders {renders['cold'] // rounds} each): {ms['cold']:9.1f} ms/seed  "
+          f"ratio {ms['cold'] / ms['plain']:.1f}x")
+    print(f"warm (renders {renders['warm'] // rounds} each): {ms['warm']:9.1f} ms/seed  "
+          f"ratio {ms['warm'] / ms['plain']:.2f}x")
+    return 0 if renders["warm"] == 0 else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--mockup-rounds", type=int, default=3)
+    parser.add_argument("--mockups-only", action="store_true")
     args = parser.parse_args()
+    if args.mockups_only:
+        return bench_mockups(args.mockup_rounds)
     catalog, problems = scan_catalog(ROOT / "test-cases")
     pairs = [(c, v) for c in catalog.latest(experimental=True) for v in c.variants]
     if not pairs:
@@ -100,7 +166,7 @@ def main() -> int:
     print(f"git cli: {rate['git-cli']:8.1f} seeds/s ({1000 / rate['git-cli']:.2f} ms/seed)")
     ratio = rate["pygit2"] / rate["git-cli"]
     print(f"ratio pygit2 / git cli: {ratio:.2f}x (target >= 2x)")
-    return 0
+    return bench_mockups(args.mockup_rounds)
 
 
 if __name__ == "__main__":

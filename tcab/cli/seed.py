@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 from pathlib import Path
 
 import click
@@ -18,6 +20,23 @@ _experimental = click.option("--experimental", is_flag=True,
                              help="Allow picking the newest version among experimental ones.")
 
 
+def _positive_seconds(ctx, param, value: float) -> float:
+    if not (math.isfinite(value) and value > 0):
+        raise click.BadParameter(f"expected a finite positive number of seconds, got {value!r}")
+    return value
+
+
+def _mockup_renderer(settings: Settings, case, timeout_s: float):
+    """The cached mockup renderer of ``case``, or nothing when it has no mockup
+    (the browser part, ~0.2 s of imports, is loaded only when needed)."""
+    if not any(ref.mockup is not None for ref in case.references):
+        return contextlib.nullcontext(None)
+    from tcab.validation.mockup import MockupLimits
+    from tcab.validation.mockup_cache import MockupCache, mockup_cache_dir
+
+    return MockupCache(case.root, mockup_cache_dir(settings.build_dir), MockupLimits(timeout_s=timeout_s))
+
+
 @click.command()
 @_case
 @_version
@@ -27,9 +46,11 @@ _experimental = click.option("--experimental", is_flag=True,
               help="Where to create the repository; must not exist "
                    "(default: <tmp>/seeds/<slug>-<version>-<variant>, replaced if present).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--mockup-timeout", type=float, default=20.0, show_default=True, metavar="S",
+              callback=_positive_seconds, help="Seconds one HTML mockup may take to load and be captured.")
 @click.pass_obj
 def seed(settings: Settings, case: str, version: str | None, variant: str | None,
-         experimental: bool, out: Path | None, as_json: bool) -> None:
+         experimental: bool, out: Path | None, as_json: bool, mockup_timeout: float) -> None:
     """Build the seeded git repository a run of CASE would get, and leave it on
     disk to inspect: the variant's workspace, specs, assets and reference
     screenshots, in one commit on `main`. The prompt is not seeded; see
@@ -40,6 +61,9 @@ def seed(settings: Settings, case: str, version: str | None, variant: str | None
       tcab seed lights-out
       tcab seed lights-out --variant torus --out /tmp/lights-out-torus
       git -C tmp/seeds/lights-out-v1.0.0-classic log --stat
+
+    HTML mockups are rendered in headless Chromium and kept under
+    build/mockup-cache/, so the next seed renders nothing.
     """
     from tcab.seeding import seed_repository
 
@@ -47,7 +71,8 @@ def seed(settings: Settings, case: str, version: str | None, variant: str | None
     chosen = resolved.variant(variant)
     replace = out is None
     dest = out or settings.tmp_dir / "seeds" / f"{resolved.slug}-{resolved.version}-{chosen.slug}"
-    result = seed_repository(resolved, chosen, dest, replace=replace)
+    with _mockup_renderer(settings, resolved, mockup_timeout) as render:
+        result = seed_repository(resolved, chosen, dest, replace=replace, render_mockup=render)
     if as_json:
         click.echo(json.dumps({"case": resolved.slug, "version": resolved.version,
                                "variant": chosen.slug, "commit": result.commit,

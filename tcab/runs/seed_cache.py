@@ -11,6 +11,7 @@ renders differently never reuses an old entry.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,16 @@ def cache_entry(cache_dir: Path, case: CaseVersion, variant: Variant) -> Path:
     return Path(cache_dir) / f"tcab-{__version__}" / case_digest(case) / variant.slug
 
 
+def _mockup_renderer(cache_dir: Path, case: CaseVersion):
+    """The cached mockup renderer (build/mockup-cache/, beside this cache), or
+    nothing for a case without HTML mockups (no browser import then)."""
+    if not any(ref.mockup is not None for ref in case.references):
+        return contextlib.nullcontext(None)
+    from tcab.validation.mockup_cache import MockupCache, mockup_cache_dir
+
+    return MockupCache(case.root, mockup_cache_dir(Path(cache_dir).parent))
+
+
 def seed_from_cache(cache_dir: Path, case: CaseVersion, variant: Variant, dest: Path) -> CachedSeed:
     """Copy this variant's seeded repository to ``dest`` (which must not exist),
     seeding and storing it first when the cache has no entry.
@@ -49,8 +60,8 @@ def seed_from_cache(cache_dir: Path, case: CaseVersion, variant: Variant, dest: 
 
         prompt = render_prompt(case, variant)
         try:
-            with atomic.atomic_dir(entry) as tmp:
-                result = seed_repository(case, variant, tmp / "repo")
+            with atomic.atomic_dir(entry) as tmp, _mockup_renderer(cache_dir, case) as render:
+                result = seed_repository(case, variant, tmp / "repo", render_mockup=render)
                 (tmp / "commit").write_text(result.commit)
                 (tmp / "prompt.txt").write_text(prompt, encoding="utf-8")
         except FileExistsError:

@@ -23,9 +23,20 @@ def prompt_task_name(case: str, version: str, variant: str) -> str:
     return f"prompt:{case}/{version}/{variant}"
 
 
+def _has_mockups(case) -> bool:
+    return any(ref.mockup is not None for ref in case.references)
+
+
 def _seed_inputs(ctx: SweepContext, slug: str, version: str, variant: str) -> dict[str, str]:
     case = ctx.lookups.case(slug, version)
-    return {"case": seed_inputs(case, case.variant(variant), ctx.cache)}
+    inputs = {"case": seed_inputs(case, case.variant(variant), ctx.cache)}
+    if _has_mockups(case):
+        # What the stored shots loaded (CSS, images...), as it is now: only a
+        # render knows it, so the record is written with the inputs after seeding.
+        from tcab.validation.mockup_cache import mockup_cache_dir, mockup_inputs
+
+        inputs["mockups"] = mockup_inputs(mockup_cache_dir(ctx.settings.build_dir), case, ctx.cache.sha256)
+    return inputs
 
 
 def _prompt_inputs(ctx: SweepContext, slug: str, version: str, variant: str) -> dict[str, str]:
@@ -49,7 +60,14 @@ def build_seed(ctx: SweepContext, slug: str, version: str, variant: str) -> bool
     record.unlink(missing_ok=True)
     if repo.exists():
         shutil.rmtree(repo)
-    result = seed_repository(case, case.variant(variant), repo)
+    if _has_mockups(case):
+        from tcab.validation.mockup_cache import MockupCache, mockup_cache_dir
+
+        with MockupCache(case.root, mockup_cache_dir(ctx.settings.build_dir)) as render:
+            result = seed_repository(case, case.variant(variant), repo, render_mockup=render)
+        inputs = _seed_inputs(ctx, slug, version, variant)  # now knowing what the mockups loaded
+    else:
+        result = seed_repository(case, case.variant(variant), repo)
     write_target(record, inputs, {"commit": str(result.commit), "repo": "repo"})
     return True
 

@@ -117,7 +117,7 @@ PICK = {"--version V", "--variant X", "--experimental"}
 HELP = {
     "catalog": ("[OPTIONS] COMMAND [ARGS]...", {"--json", "--experimental"}),
     "catalog validate": ("[OPTIONS] [PATH]", {"--json", "--no-cache", "-j, --jobs INTEGER RANGE"}),
-    "seed": ("[OPTIONS] CASE", PICK | {"--out DIR", "--json"}),
+    "seed": ("[OPTIONS] CASE", PICK | {"--out DIR", "--json", "--mockup-timeout S"}),
     "prompt": ("[OPTIONS] CASE", PICK),
 }
 
