@@ -267,6 +267,10 @@ class CaseVersion:
         """The reference views seeded for ``variant``: the common ones, then its own."""
         return self.references + variant.references
 
+    def mockups_for(self, variant: Variant) -> tuple[Reference, ...]:
+        """The reference views of ``variant`` rendered from an HTML mockup."""
+        return tuple(ref for ref in self.references_for(variant) if ref.mockup is not None)
+
     def proofs_for(self, variant: Variant) -> tuple[Proof, ...]:
         """The proofs a build of ``variant`` must write: the common ones, then its own."""
         return self.proofs + variant.proofs

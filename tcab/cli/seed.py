@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 from pathlib import Path
 
 import click
 
 from tcab.catalog import resolve_case
+from tcab.cli.params import Seconds
 from tcab.settings import Settings
 
 _case = click.argument("case", metavar="CASE")
@@ -20,16 +20,10 @@ _experimental = click.option("--experimental", is_flag=True,
                              help="Allow picking the newest version among experimental ones.")
 
 
-def _positive_seconds(ctx, param, value: float) -> float:
-    if not (math.isfinite(value) and value > 0):
-        raise click.BadParameter(f"expected a finite positive number of seconds, got {value!r}")
-    return value
-
-
-def _mockup_renderer(settings: Settings, case, timeout_s: float):
-    """The cached mockup renderer of ``case``, or nothing when it has no mockup
-    (the browser part, ~0.2 s of imports, is loaded only when needed)."""
-    if not any(ref.mockup is not None for ref in case.references):
+def _mockup_renderer(settings: Settings, case, variant, timeout_s: float):
+    """The cached mockup renderer of ``case``, or nothing when ``variant`` has
+    no mockup (the browser part, ~0.2 s of imports, is loaded only when needed)."""
+    if not case.mockups_for(variant):
         return contextlib.nullcontext(None)
     from tcab.validation.mockup import MockupLimits
     from tcab.validation.mockup_cache import MockupCache, mockup_cache_dir
@@ -46,8 +40,8 @@ def _mockup_renderer(settings: Settings, case, timeout_s: float):
               help="Where to create the repository; must not exist "
                    "(default: <tmp>/seeds/<slug>-<version>-<variant>, replaced if present).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option("--mockup-timeout", type=float, default=20.0, show_default=True, metavar="S",
-              callback=_positive_seconds, help="Seconds one HTML mockup may take to load and be captured.")
+@click.option("--mockup-timeout", type=Seconds(), default=20.0, show_default=True, metavar="S",
+              help="Seconds one HTML mockup may take to load and be captured.")
 @click.pass_obj
 def seed(settings: Settings, case: str, version: str | None, variant: str | None,
          experimental: bool, out: Path | None, as_json: bool, mockup_timeout: float) -> None:
@@ -71,7 +65,7 @@ def seed(settings: Settings, case: str, version: str | None, variant: str | None
     chosen = resolved.variant(variant)
     replace = out is None
     dest = out or settings.tmp_dir / "seeds" / f"{resolved.slug}-{resolved.version}-{chosen.slug}"
-    with _mockup_renderer(settings, resolved, mockup_timeout) as render:
+    with _mockup_renderer(settings, resolved, chosen, mockup_timeout) as render:
         result = seed_repository(resolved, chosen, dest, replace=replace, render_mockup=render)
     if as_json:
         click.echo(json.dumps({"case": resolved.slug, "version": resolved.version,

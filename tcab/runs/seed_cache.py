@@ -34,10 +34,10 @@ def cache_entry(cache_dir: Path, case: CaseVersion, variant: Variant) -> Path:
     return Path(cache_dir) / f"tcab-{__version__}" / case_digest(case) / variant.slug
 
 
-def _mockup_renderer(cache_dir: Path, case: CaseVersion):
+def _mockup_renderer(cache_dir: Path, case: CaseVersion, variant: Variant):
     """The cached mockup renderer (build/mockup-cache/, beside this cache), or
-    nothing for a case without HTML mockups (no browser import then)."""
-    if not any(ref.mockup is not None for ref in case.references):
+    nothing for a variant without HTML mockups (no browser import then)."""
+    if not case.mockups_for(variant):
         return contextlib.nullcontext(None)
     from tcab.validation.mockup_cache import MockupCache, mockup_cache_dir
 
@@ -60,7 +60,7 @@ def seed_from_cache(cache_dir: Path, case: CaseVersion, variant: Variant, dest: 
 
         prompt = render_prompt(case, variant)
         try:
-            with atomic.atomic_dir(entry) as tmp, _mockup_renderer(cache_dir, case) as render:
+            with atomic.atomic_dir(entry) as tmp, _mockup_renderer(cache_dir, case, variant) as render:
                 result = seed_repository(case, variant, tmp / "repo", render_mockup=render)
                 (tmp / "commit").write_text(result.commit)
                 (tmp / "prompt.txt").write_text(prompt, encoding="utf-8")

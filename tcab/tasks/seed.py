@@ -23,19 +23,16 @@ def prompt_task_name(case: str, version: str, variant: str) -> str:
     return f"prompt:{case}/{version}/{variant}"
 
 
-def _has_mockups(case) -> bool:
-    return any(ref.mockup is not None for ref in case.references)
-
-
 def _seed_inputs(ctx: SweepContext, slug: str, version: str, variant: str) -> dict[str, str]:
     case = ctx.lookups.case(slug, version)
     inputs = {"case": seed_inputs(case, case.variant(variant), ctx.cache)}
-    if _has_mockups(case):
+    if case.mockups_for(case.variant(variant)):
         # What the stored shots loaded (CSS, images...), as it is now: only a
         # render knows it, so the record is written with the inputs after seeding.
         from tcab.validation.mockup_cache import mockup_cache_dir, mockup_inputs
 
-        inputs["mockups"] = mockup_inputs(mockup_cache_dir(ctx.settings.build_dir), case, ctx.cache.sha256)
+        inputs["mockups"] = mockup_inputs(mockup_cache_dir(ctx.settings.build_dir), case, case.variant(variant),
+                                         ctx.cache.sha256)
     return inputs
 
 
@@ -60,7 +57,7 @@ def build_seed(ctx: SweepContext, slug: str, version: str, variant: str) -> bool
     record.unlink(missing_ok=True)
     if repo.exists():
         shutil.rmtree(repo)
-    if _has_mockups(case):
+    if case.mockups_for(case.variant(variant)):
         from tcab.validation.mockup_cache import MockupCache, mockup_cache_dir
 
         with MockupCache(case.root, mockup_cache_dir(ctx.settings.build_dir)) as render:

@@ -41,11 +41,6 @@ def mockup_cache_dir(build_dir: Path | str) -> Path:
     return Path(build_dir) / CACHE_FOLDER
 
 
-def has_mockups(case) -> bool:
-    """Whether seeding ``case`` renders any HTML mockup."""
-    return any(ref.mockup is not None for ref in case.references)
-
-
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -105,15 +100,13 @@ def _entries(key_dir: Path) -> list[tuple[Path, dict]]:
     return found
 
 
-def mockup_inputs(cache_dir: Path, case, sha256: Callable[[Path], str | None]) -> str:
-    """A digest of every mockup of ``case`` and of every file its stored shots
+def mockup_inputs(cache_dir: Path, case, variant, sha256: Callable[[Path], str | None]) -> str:
+    """A digest of every mockup of ``case``'s ``variant`` and of every file its stored shots
     loaded, as they are now: it changes when a mockup or anything it loads
     changes (a sweep's seed input). ``sha256`` digests a file path (the
     sweep's cached digests)."""
     parts = {}
-    for ref in case.references:
-        if ref.mockup is None:
-            continue
+    for ref in case.mockups_for(variant):
         mockup_sha = sha256(case.path(ref.mockup)) or "missing"
         key_dir = Path(cache_dir) / mockup_key(ref.mockup, mockup_sha)
         files = set()

@@ -48,7 +48,7 @@ def test_cold_then_warm_seed_and_a_changed_stylesheet(tmp_path):
     case, problems = load_version(root)
     assert problems == []
     cache = tmp_path / "build" / "mockup-cache"
-    before = mockup_inputs(cache, case, _sha)
+    before = mockup_inputs(cache, case, case.variants[0], _sha)
 
     with MockupCache(case.root, cache) as cold:
         first = seed_repository(case, case.variant(), tmp_path / "cold", render_mockup=cold)
@@ -58,23 +58,23 @@ def test_cold_then_warm_seed_and_a_changed_stylesheet(tmp_path):
         assert _size((first.path / rel).read_bytes()) == size
     # The mockups and what they load are never seeded.
     assert not list(first.path.rglob("*.html")) and not list(first.path.rglob("*.css"))
-    recorded = mockup_inputs(cache, case, _sha)
+    recorded = mockup_inputs(cache, case, case.variants[0], _sha)
     assert recorded != before  # the stored shots now name theme.css and the logo
 
     with MockupCache(case.root, cache) as warm:
         second = seed_repository(case, case.variant(), tmp_path / "warm", render_mockup=warm)
     assert (warm.renders, warm.hits, warm.browser_starts) == (0, 3, 0)  # no browser at all
     assert second.commit == first.commit
-    assert mockup_inputs(cache, case, _sha) == recorded
+    assert mockup_inputs(cache, case, case.variants[0], _sha) == recorded
 
     # An unrelated file of the version folder changes nothing.
     (root / "specs/screens.md").write_text("# Screens, reworded\n")
-    assert mockup_inputs(cache, case, _sha) == recorded
+    assert mockup_inputs(cache, case, case.variants[0], _sha) == recorded
 
     # A stylesheet the mockups load changes: the sweep's input and every shot.
     css = root / "reference/theme.css"
     css.write_text(css.read_text().replace("#102030", "#803020"))
-    assert mockup_inputs(cache, case, _sha) != recorded
+    assert mockup_inputs(cache, case, case.variants[0], _sha) != recorded
     with MockupCache(case.root, cache) as changed:
         third = seed_repository(case, case.variant(), tmp_path / "changed", render_mockup=changed)
     assert (changed.renders, changed.browser_starts) == (3, 1)
