@@ -148,6 +148,11 @@ def scan_catalog(root: Path | str) -> tuple[Catalog, list[Problem]]:
     return Catalog(root, tuple(found)), problems
 
 
+def parse_version(vdir: Path, case_type: str, difficulty: str) -> tuple[CaseVersion | None, list[Problem]]:
+    """Parse the version folder ``vdir`` of a case folder found under ``case_type/difficulty/``."""
+    return parse_manifest(vdir, case_type, difficulty, vdir.name)
+
+
 def parse_case_folder(cdir: Path, case_type: str, difficulty: str) -> tuple[list[CaseVersion], list[Problem]]:
     """Parse every version folder of one case folder; a version whose slug differs
     from the first one's is left out with a problem."""
@@ -155,7 +160,7 @@ def parse_case_folder(cdir: Path, case_type: str, difficulty: str) -> tuple[list
     found: list[CaseVersion] = []
     slugs: dict[str, str] = {}
     for vdir in version_dirs(cdir, problems):
-        case, found_problems = parse_manifest(vdir, case_type, difficulty, vdir.name)
+        case, found_problems = parse_version(vdir, case_type, difficulty)
         problems.extend(found_problems)
         if case is not None and check_slug(case.slug, case.version, display_path(case.manifest),
                                            slugs, problems):

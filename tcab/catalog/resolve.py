@@ -5,9 +5,12 @@ The one place that does it: the CLI (``tcab run``, ``seed``, ``prompt``,
 ``replay verify``) all come through :func:`resolve_case`.
 
 It reads one case: the folder ``<type>/<difficulty>/<slug>/`` (a case folder
-is named by its slug), every version in it parsed in full. Only when no
-folder has that name are the manifests listed (not parsed in full) to find
-the case, or to name the known slugs in the error.
+is named by its slug). Of its versions it parses in full the first one (whose
+slug every other version must repeat) and then, newest first, only as many
+as it takes to find the one asked for; the answer is the one parsing them all
+would give. Only when that fails (to build the error) is every version
+parsed, and only when no folder has that name are the manifests listed (not
+parsed in full) to find the case, or to name the known slugs in the error.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ from pathlib import Path
 
 from tcab.catalog.fields import KEBAB, show
 from tcab.catalog.listing import list_entries, version_folders
-from tcab.catalog.loader import Catalog, parse_case_folder
-from tcab.catalog.model import DIFFICULTIES, TYPES, CaseVersion
+from tcab.catalog.loader import Catalog, parse_case_folder, parse_version, version_dirs
+from tcab.catalog.model import DIFFICULTIES, TYPES, CaseVersion, version_key
 from tcab.catalog.toml import display_path
 from tcab.errors import CatalogError, Problem
 
@@ -32,6 +35,38 @@ def _case_folders(root: Path, slug: str) -> list[tuple[str, str, Path]]:
             if cdir.is_dir():
                 found.append((case_type, difficulty, cdir))
     return found
+
+
+def _read_few(cdir: Path, case_type: str, difficulty: str, slug: str, version: str | None,
+              experimental: bool) -> CaseVersion | None:
+    """The version ``parse_case_folder`` + ``Catalog.resolve`` would pick in ``cdir``,
+    parsing as few versions as it takes; None when there is none (the caller
+    then parses them all, for the error)."""
+    vdirs = list(version_dirs(cdir, []))  # name order, as parse_case_folder reads them
+    parsed: dict[Path, CaseVersion | None] = {}
+
+    def parse(vdir: Path) -> CaseVersion | None:
+        if vdir not in parsed:
+            parsed[vdir] = parse_version(vdir, case_type, difficulty)[0]
+        return parsed[vdir]
+
+    # The first version that parses sets the slug; a version saying another is left out.
+    first = next((case for case in map(parse, vdirs) if case is not None), None)
+    if first is None or first.slug != slug:
+        return None
+    if version is not None:
+        want = version if version.startswith("v") else f"v{version}"
+        candidates = [v for v in vdirs if v.name == want]
+    else:  # newest first; among equal versions the last in name order, as a stable sort gives
+        candidates = sorted(vdirs, key=lambda v: version_key(v.name))[::-1]
+    for vdir in candidates:
+        case = parse(vdir)
+        if case is None or case.slug != slug:
+            continue
+        if version is None and case.experimental and not experimental:
+            continue
+        return case
+    return None
 
 
 def resolve_case(root: Path | str, ref: str, version: str | None = None, *,
@@ -56,6 +91,11 @@ def resolve_case(root: Path | str, ref: str, version: str | None = None, *,
     if not folders:  # a case folder named otherwise than its slug: find it by manifest
         entries, _ = list_entries(root)
         folders = sorted({(e.type, e.difficulty, e.root.parent) for e in entries if e.slug == slug})
+    if len(folders) == 1:
+        case_type, difficulty, cdir = folders[0]
+        found = _read_few(cdir, case_type, difficulty, slug, version or at or None, experimental)
+        if found is not None:
+            return found
     versions: list[CaseVersion] = []
     problems: list[Problem] = []
     for case_type, difficulty, cdir in folders:

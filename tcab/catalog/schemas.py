@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import fastjsonschema
-
 _NEW_DRAFTS = ("2019-09", "2020-12")
 
 
@@ -108,6 +106,10 @@ _HANDLERS = {scheme: _no_fetch for scheme in ("http", "https", "file", "ftp", "d
 
 
 def _compile(schema: dict, **options: Any) -> Any:
+    # Imported here because it is slow (decimal, its code generator) and only
+    # a case with schema files needs it, not every `tcab prompt` or listing.
+    import fastjsonschema
+
     try:
         return fastjsonschema.compile(schema, handlers=_HANDLERS, **options)
     except SchemaCompileError:
@@ -141,11 +143,14 @@ class Validator:
         plain = _draft07(schema, _is_new_draft(schema))
         self._fast = _compile(_inline_refs(plain, plain, ()), detailed_exceptions=False)
         self._detailed = _compile(plain)
+        import fastjsonschema  # loaded by _compile already
+
+        self._invalid = fastjsonschema.JsonSchemaException
 
     def __call__(self, data: Any) -> Any:
         try:
             return self._fast(data)
-        except fastjsonschema.JsonSchemaException:
+        except self._invalid:
             self._detailed(data)  # raises with the detailed message
             raise
 

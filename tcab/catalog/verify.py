@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcab import __version__
+from tcab.catalog.digest import tree_digest
 from tcab.catalog.fields import show
 from tcab.catalog.loader import case_folders, check_slug, version_dirs
 from tcab.catalog.toml import display_path
@@ -101,8 +102,18 @@ def check_version(vdir: str, case_type: str, difficulty: str) -> dict:
             "problems": [_absolute(p) for p in problems]}
 
 
-def _check_chunk(chunk: list[tuple[str, str, str]]) -> list[tuple[str, dict]]:
-    return [(vdir, check_version(vdir, t, d)) for vdir, t, d in chunk]
+def _checked(vdir: str, case_type: str, difficulty: str, fingerprint: bool) -> dict:
+    """``check_version`` and, for the cache, the folder's fingerprint and digest,
+    taken after the check (an edit during it makes the next run check again).
+    Done where the check ran: in the parent they made it the bottleneck of ``-j``."""
+    verdict = check_version(vdir, case_type, difficulty)
+    if fingerprint:
+        verdict = {**verdict, "stat": stat_fingerprint(Path(vdir)), "digest": tree_digest(vdir)}
+    return verdict
+
+
+def _check_chunk(chunk: list[tuple[str, str, str]], fingerprint: bool) -> list[tuple[str, dict]]:
+    return [(vdir, _checked(vdir, t, d, fingerprint)) for vdir, t, d in chunk]
 
 
 def _layout(root: Path, problems: list[Problem]) -> list[tuple[Path, str, str, Path]]:
@@ -138,8 +149,6 @@ def verify_catalog(root: Path | str, *, cache: Path | None = None, jobs: int = 1
                    on_progress: Callable[[int, int], None] | None = None) -> Verdict:
     """Check every version folder under ``root``; ``cache`` is the cache file
     (None: no cache); ``on_progress(done, total)`` after each version."""
-    from tcab.catalog.digest import tree_digest
-
     root = Path(root).resolve()
     problems: list[Problem] = []
     if not root.is_dir():
@@ -167,10 +176,7 @@ def verify_catalog(root: Path | str, *, cache: Path | None = None, jobs: int = 1
                 continue
         todo.append((key, case_type, difficulty))
     try:
-        for vdir, verdict in _run(todo, jobs):
-            if cache is not None:
-                # Fingerprint after the check: an edit during it makes the next run re-check.
-                verdict = {**verdict, "stat": stat_fingerprint(Path(vdir)), "digest": tree_digest(vdir)}
+        for vdir, verdict in _run(todo, jobs, fingerprint=cache is not None):
             fresh[vdir] = verdict
             done += 1
             if on_progress:
@@ -181,15 +187,14 @@ def verify_catalog(root: Path | str, *, cache: Path | None = None, jobs: int = 1
     return _assemble(layout, fresh, problems, checked=len(todo))
 
 
-
-def _run(todo: list[tuple[str, str, str]], jobs: int):
+def _run(todo: list[tuple[str, str, str]], jobs: int, *, fingerprint: bool):
     if jobs <= 1 or len(todo) <= CHUNK:
         for vdir, t, d in todo:
-            yield vdir, check_version(vdir, t, d)
+            yield vdir, _checked(vdir, t, d, fingerprint)
         return
     chunks = [todo[i:i + CHUNK] for i in range(0, len(todo), CHUNK)]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_check_chunk, c) for c in chunks]
+        futures = [pool.submit(_check_chunk, c, fingerprint) for c in chunks]
         try:
             for future in as_completed(futures):
                 yield from future.result()

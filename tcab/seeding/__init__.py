@@ -10,12 +10,15 @@ Public API::
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tcab.catalog import CaseVersion, Variant
 from tcab.seeding.check import check_case
 from tcab.seeding.plan import MockupRenderer, SeedEntry, plan_seed, spec_context
 from tcab.seeding.prompt import WORKSPACE, prompt_context, render_prompt
-from tcab.seeding.repo import SeedResult, create_repository
+
+if TYPE_CHECKING:
+    from tcab.seeding.repo import SeedResult
 
 
 def seed_repository(
@@ -33,8 +36,21 @@ def seed_repository(
     written, and the folder appears only complete. Raises SeedError or
     TemplateError; on failure nothing is left at ``dest``.
     """
+    # Imported here because pygit2 is slow to import (it loads the system's CA
+    # bundle): `tcab prompt` and `tcab catalog validate` write no repository.
+    from tcab.seeding.repo import create_repository
+
     entries = plan_seed(case, variant, render_mockup=render_mockup)
     return create_repository(entries, dest, replace=replace)
+
+
+def __getattr__(name: str):
+    """``SeedResult`` on first use, for the same reason (PEP 562)."""
+    if name == "SeedResult":
+        from tcab.seeding.repo import SeedResult
+
+        return SeedResult
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
