@@ -15,6 +15,12 @@
 ``detail``; ``detail`` names the first failure. A ``catastrophic``
 validation of a ``completed`` run makes the run itself ``catastrophic``
 (:func:`run_status_after`).
+
+``toolchain`` holds the case's ``[toolchain]`` results
+(:mod:`tcab.validation.toolchain`); ``rating`` is ``"broken"`` when a
+typecheck ran and failed (the original's gate), else None. A failed
+typecheck is also the check ``typecheck``, so a page that loads is
+``failed``, never ``passed``.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import datetime
 from dataclasses import dataclass, field
 
 from tcab.outcomes import VALIDATION_STATUSES, run_status_after
+from tcab.validation.toolchain import ToolResult, gate_of
 
 __all__ = ["LOAD_CHECK", "VALIDATION_STATUSES", "Check", "ValidationRecord", "judge", "run_status_after"]
 #: The check whose success means "the page loaded" (tcab.validation.browser).
@@ -59,24 +66,32 @@ class ValidationRecord:
     duration_s: float
     validated_at: str = field(
         default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
+    toolchain: tuple[ToolResult, ...] = ()
 
     @property
     def passed(self) -> bool:
         return self.status == "passed"
 
+    @property
+    def rating(self) -> str | None:
+        """``"broken"`` when the typecheck ran and failed (it gates the run), else None."""
+        return gate_of(self.toolchain)
+
     def row(self) -> dict:
-        """The ``validations`` row for ``record_validation``."""
+        """The ``validations`` row for ``record_validation``, its
+        ``toolchain_results`` rows under ``toolchain``."""
         return {
             "run_id": self.run_id, "case_slug": self.case_slug, "case_version": self.case_version,
             "case_digest": self.case_digest, "variant": self.variant, "status": self.status,
             "checks": [c.to_json() for c in self.checks], "detail": self.detail,
             "screenshots": list(self.screenshots), "image_digest": self.image_digest,
             "duration_s": round(self.duration_s, 3), "validated_at": self.validated_at,
+            "toolchain": [t.row() for t in self.toolchain],
         }
 
     def to_json(self) -> dict:
         """The row plus the build log excerpt (what ``validation.json`` and ``--json`` show)."""
-        return {**self.row(), "build_log": self.build_log}
+        return {**self.row(), "build_log": self.build_log, "rating": self.rating}
 
 
 def judge(checks: tuple[Check, ...] | list[Check]) -> tuple[str, str]:
