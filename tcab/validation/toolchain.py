@@ -123,14 +123,16 @@ def run_toolchain(box: ContainerBuild, toolchain: Toolchain, limits: ToolchainLi
         if redactor:
             output = redactor.redact(output)  # a value split between the two tails
         output = output[-limits.tail_bytes:]
+        code = res.exit_code
         if res.end is ExecEnd.EXITED:
-            status = "passed" if res.exit_code == 0 else "failed"
-            detail = f"exited {res.exit_code}"
+            status = "passed" if code == 0 else "failed"
+            detail = f"exited {code}"
         else:
+            code = None  # what the killed process group reported is the kill's, not the command's
             status = "timed_out"
             detail = f"{res.end.value} after {res.duration_s:.0f}s (limit {limits.timeout_s:g}s)"
         box.note(f"[toolchain].{name}: {status} ({detail})")
-        results.append(ToolResult(name, command, status, res.exit_code, res.duration_s, output, detail))
+        results.append(ToolResult(name, command, status, code, res.duration_s, output, detail))
     return tuple(results)
 
 
