@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tcab.catalog import Build
 from tcab.catalog.model import Toolchain, site_output_candidates
+from tcab.runs.secrets import Redactor
 from tcab.runtime import (
     WORKDIR,
     BuildLimits,
@@ -28,7 +29,6 @@ from tcab.runtime import (
     build_in_container,
     resolve_image,
 )
-from tcab.runs.secrets import Redactor
 from tcab.validation.record import Check
 from tcab.validation.toolchain import ToolchainLimits, ToolResult, run_toolchain
 
