@@ -33,6 +33,7 @@ from tcab.catalog.review import (
 )
 from tcab.catalog.schemas import SchemaCompileError, Validator
 from tcab.catalog.toml import read_toml
+from tcab.catalog.toolchain import parse_toolchain
 from tcab.catalog.variants import Declared, check_unique_dests, humanize, parse_spec, parse_variant
 from tcab.catalog.views import parse_checks, parse_references
 from tcab.errors import Problem
@@ -43,7 +44,8 @@ COMMON_KEYS = (
     "variants", "spec", "build", "proof", "domain", "review_item",
 )  # fmt: skip
 TYPE_KEYS = {
-    "end-to-end": COMMON_KEYS + ("reference", "check"),
+    "end-to-end": COMMON_KEYS + ("reference", "check")
+    + ("toolchain",),
     "adversarial": COMMON_KEYS
     + ("contract", "sandbox", "simulation", "match", "replay", "game"),
 }
@@ -75,6 +77,7 @@ def parse_manifest(
         keys["references"] = parse_references(data, source, root, common.views, HERE)
         checks = parse_checks(data, source)
         keys["checks"] = tuple(c for _, c in checks)
+        keys["toolchain"] = parse_toolchain(data, source)
     else:
         keys.update(_adversarial(f, source, root))
     keys["proofs"] = parse_proofs(data, source, common.proof_ids, common.proof_dests, HERE)

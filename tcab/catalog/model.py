@@ -24,6 +24,8 @@ STRUCTURES = ("round-robin", "bracket")
 SITE_OUTPUTS = ("dist", "build", "out")
 # A proof's media kind, from its ``dest`` extension.
 PROOF_KINDS = {".png": "image", ".webm": "video"}
+# The [toolchain] commands, in the order validation runs them (the gating one first).
+TOOLCHAIN_COMMANDS = ("typecheck", "lint", "format", "test")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,22 @@ def site_output_candidates(build: Build) -> tuple[str, ...]:
     """The folders, in order, of which the first that exists is the built site:
     ``(output,)`` when the case names one, else ``("dist", "build", "out")``."""
     return (build.output,) if build.output else SITE_OUTPUTS
+
+
+@dataclass(frozen=True, slots=True)
+class Toolchain:
+    """An end-to-end case's ``[toolchain]``: shell commands run over the built
+    tree (tcab.catalog.toolchain). ``typecheck`` gates the run; the others are
+    recorded only."""
+
+    typecheck: str
+    lint: str | None = None
+    format: str | None = None
+    test: str | None = None
+
+    def commands(self) -> tuple[tuple[str, str], ...]:
+        """The declared ``(name, command)`` pairs in run order (TOOLCHAIN_COMMANDS)."""
+        return tuple((name, cmd) for name in TOOLCHAIN_COMMANDS if (cmd := getattr(self, name)) is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +235,7 @@ class CaseVersion:
     proofs: tuple[Proof, ...] = ()
     domains: tuple[Domain, ...] = ()
     review_items: tuple[ReviewItem, ...] = ()
+    toolchain: Toolchain | None = None
 
     @property
     def manifest(self) -> Path:

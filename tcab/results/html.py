@@ -121,6 +121,13 @@ def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+def _typecheck_cell(status: str | None) -> str:
+    """A run's ``[toolchain].typecheck``: a failure is the original's "broken" rating."""
+    if status is None:
+        return "—"
+    return "failed (broken)" if status == "failed" else escape(status)
+
+
 def _link(href: str | None, text: str) -> str:
     return f'<a href="{escape(href)}">{escape(text)}</a>' if href else escape(text)
 
@@ -131,23 +138,28 @@ def _group(group: GroupReport, conn: sqlite3.Connection, linker: _Linker) -> str
         out.append("<h3>Runs</h3>")
         out.append(outcome_chart(group.runs))
         rows = []
+        types = any(s.typechecks for s in group.runs)  # only where a case declares [toolchain]
         for s in group.runs:
             rows.append([escape(s.harness), escape(s.model or "—"), f"{s.runs:,}",
                          *(f"{s.outcomes[k]:,}" for k in RunStatus),
                          f"{s.builds_ok}/{s.builds}",
                          f"{s.validations_passed}/{s.validations}" if s.validations else "—",
+                         *([(f"{s.typechecks_passed}/{s.typechecks}" + (f" ({s.broken} broken)" if s.broken else ""))
+                            if s.typechecks else "—"] if types else []),
                          f"{s.tokens_input:,}", f"{s.tokens_output:,}",
                          _secs(s.mean_duration_s)])
         headers = ["harness", "model", "runs",
                    *(f'<span class=status style="background:{k.colour}"></span> '
                      f'<abbr title="{k}">{k.label}</abbr>' for k in RunStatus),
-                   "builds ok", "validated", "tokens in", "tokens out", "mean time"]
+                   "builds ok", "validated", *(['<abbr title="[toolchain].typecheck passed/ran; a failure '
+                                                'rates the run broken">typecheck</abbr>'] if types else []),
+                   "tokens in", "tokens out", "mean time"]
         out.append(_table(headers, rows, left=2))
         runs = recent_runs(conn, group.case_slug, group.case_version, group.variant, RUNS_PER_GROUP)
         out.append(f"<details><summary>Latest {len(runs)} runs</summary>" + _table(
-            ["run", "harness", "model", "status", "started", "time"],
+            ["run", "harness", "model", "status", "started", "time", "typecheck"],
             [[_link(linker.href(r[6]), r[0]), escape(r[1]), escape(r[2] or "—"), escape(r[3]),
-              escape(r[4] or ""), _secs(r[5])] for r in runs], left=5) + "</details>")
+              escape(r[4] or ""), _secs(r[5]), _typecheck_cell(r[7])] for r in runs], left=5) + "</details>")
     if group.baselines:
         out.append("<h3>Baselines</h3>" + _table(
             ["build", "status", "module"],

@@ -20,7 +20,13 @@ import sqlite_utils
 
 from tcab.errors import ResultsError
 from tcab.outcomes import RunStatus, run_status_after
-from tcab.results.schema import RUN_STATUSES, SEAT_OUTCOMES, TABLES, VALIDATION_STATUSES
+from tcab.results.schema import (
+    RUN_STATUSES,
+    SEAT_OUTCOMES,
+    TABLES,
+    TOOLCHAIN_STATUSES,
+    VALIDATION_STATUSES,
+)
 from tcab.results.store import write_transaction
 
 
@@ -77,12 +83,22 @@ def record_validation(db: sqlite_utils.Database, validation: Mapping[str, Any]) 
     ``catastrophic`` as :func:`tcab.outcomes.run_status_after` says (the page
     never loaded / loads again), as ``run.json`` did.
     ``checks`` and ``screenshots`` may be lists (stored as JSON).
+    ``toolchain`` (optional) lists its ``[toolchain]`` results
+    (``toolchain_results`` rows without ``run_id``, in run order); they
+    replace the run's previous ones in the same transaction.
     Raises ResultsError for an unknown or missing key or an unknown status.
     """
-    row = _row("validations", validation)
+    if not isinstance(validation, Mapping):
+        raise ResultsError(f"validations: expected a dict, got {type(validation).__name__}")
+    row = _row("validations", {k: v for k, v in validation.items() if k != "toolchain"})
     _check_choice("validations", "status", row["status"], VALIDATION_STATUSES)
+    tools = _toolchain_rows(row["run_id"], validation.get("toolchain") or ())
     with write_transaction(db):
         _upsert(db, "validations", row)
+        if tools or db["toolchain_results"].exists():  # a caller may hold a pre-0008 database
+            db.execute("DELETE FROM toolchain_results WHERE run_id = ?", [row["run_id"]])
+        for tool in tools:
+            _upsert(db, "toolchain_results", tool)
         found = db.execute("SELECT status FROM runs WHERE id = ?", [row["run_id"]]).fetchone()
         if found is not None and found[0] in RUN_STATUSES:
             before = RunStatus(found[0])
@@ -91,6 +107,25 @@ def record_validation(db: sqlite_utils.Database, validation: Mapping[str, Any]) 
                 detail = f"validation: {row['detail'] or ''}" if after is RunStatus.CATASTROPHIC else ""
                 db.execute("UPDATE runs SET status = ?, status_detail = ? WHERE id = ?",
                            [str(after), detail, row["run_id"]])
+
+
+def _toolchain_rows(run_id: str, tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    if isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Sequence):
+        raise ResultsError(f"validations.toolchain: expected a list of results, got {type(tools).__name__}")
+    rows = []
+    for seq, tool in enumerate(tools):
+        if not isinstance(tool, Mapping):
+            raise ResultsError(f"toolchain_results: expected a dict, got {type(tool).__name__}")
+        if tool.get("run_id", run_id) != run_id:
+            raise ResultsError(f"toolchain_results: run_id {tool['run_id']!r} is not the run {run_id!r}")
+        r = _row("toolchain_results", {**tool, "run_id": run_id, "seq": seq})
+        _check_choice("toolchain_results", "status", r["status"], TOOLCHAIN_STATUSES)
+        _check_choice("toolchain_results", "name", r["name"], ("typecheck", "lint", "format", "test"))
+        # Derived, never taken from the caller: only a typecheck that ran and failed gates.
+        r["gates"] = int(r["name"] == "typecheck" and r["status"] == "failed")
+        rows.append(r)
+    _check_unique("toolchain_results", rows, ("name",))
+    return rows
 
 
 def record_match(db: sqlite_utils.Database, match: Mapping[str, Any],

@@ -43,6 +43,9 @@ class RunSummary:
     total_duration_s: float
     validations_passed: int = 0     # end-to-end runs whose validation passed
     validations: int = 0            # end-to-end runs validated (tcab validate)
+    typechecks_passed: int = 0      # validated runs whose [toolchain].typecheck exited 0
+    typechecks: int = 0             # ... whose typecheck ran to an exit (passed or failed)
+    broken: int = 0                 # ... whose typecheck failed: rated "broken" (the gate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,10 +250,23 @@ def _run_summaries(conn: sqlite3.Connection, filters: Filters):
             params_b,
         )
     }
+    # One typecheck row per validated run that declares a [toolchain].
+    typechecks = {
+        tuple(row[:5]): (row[5], row[6])
+        for row in conn.execute(
+            f"""SELECT r.case_slug, r.case_version, r.variant, r.harness, r.model,
+                       total(t.status = 'passed'), total(t.status = 'failed')
+                FROM toolchain_results t CROSS JOIN runs r ON r.id = t.run_id{where_b}
+                {"AND" if where_b else "WHERE"} t.name = 'typecheck'
+                GROUP BY r.case_slug, r.case_version, r.variant, r.harness, r.model""",
+            params_b,
+        )
+    }
     for key in sorted(sums, key=lambda k: tuple("" if v is None else v for v in k)):
         outcomes, t_in, t_out, t_read, t_write, seconds, timed = sums[key]
         ok, total = builds.get(key, (0, 0))
         v_ok, v_total = validations.get(key, (0, 0))
+        tc_ok, tc_failed = typechecks.get(key, (0, 0))
         yield key[:3], RunSummary(
             harness=key[3], model=key[4], runs=sum(outcomes.values()), outcomes=outcomes,
             builds_ok=int(ok), builds=total,
@@ -258,6 +274,7 @@ def _run_summaries(conn: sqlite3.Connection, filters: Filters):
             tokens_cache_read=int(t_read), tokens_cache_write=int(t_write),
             mean_duration_s=seconds / timed if timed else None, total_duration_s=seconds,
             validations_passed=int(v_ok), validations=v_total,
+            typechecks_passed=int(tc_ok), typechecks=int(tc_ok + tc_failed), broken=int(tc_failed),
         )
 
 
@@ -362,9 +379,12 @@ def _tournaments(conn: sqlite3.Connection, filters: Filters):
 
 def recent_runs(conn: sqlite3.Connection, case_slug: str, case_version: str, variant: str,
                 limit: int = 50) -> list[tuple]:
-    """The latest runs of a group: (id, harness, model, status, started_at, duration_s, run_dir)."""
+    """The latest runs of a group: (id, harness, model, status, started_at, duration_s, run_dir,
+    typecheck status or None)."""
     return conn.execute(
-        """SELECT id, harness, model, status, started_at, duration_s, run_dir FROM runs
+        """SELECT id, harness, model, status, started_at, duration_s, run_dir,
+                  (SELECT t.status FROM toolchain_results t WHERE t.run_id = runs.id AND t.name = 'typecheck')
+           FROM runs
            WHERE case_slug = ? AND case_version = ? AND variant = ?
            ORDER BY started_at DESC, id LIMIT ?""",
         [case_slug, case_version, variant, limit],

@@ -369,6 +369,32 @@ _VALIDATION_VOCABULARY = (
     "CREATE INDEX idx_validations_group ON validations (case_slug, case_version, variant, status)",
 )
 
+# The [toolchain] commands of a validation (docs/validation.md): one row per
+# command, replaced with the validation. No foreign key to validations: a
+# later migration that rebuilds validations (as 0006 did) would cascade-delete
+# them; record_validation keeps the two in step in one transaction. ``gates``
+# is 1 for a typecheck that ran and failed: the run is rated "broken".
+_TOOLCHAIN_STATUSES_0008 = ("passed", "failed", "timed_out", "not_run")
+#: How a [toolchain] command ended (tcab.validation.toolchain.TOOL_STATUSES).
+TOOLCHAIN_STATUSES = _TOOLCHAIN_STATUSES_0008
+_TOOLCHAIN_RESULTS = (
+    f"""
+    CREATE TABLE toolchain_results (
+        run_id TEXT NOT NULL,
+        name TEXT NOT NULL CHECK (name IN ('typecheck', 'lint', 'format', 'test')),
+        seq INTEGER NOT NULL,
+        command TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN {_in(_TOOLCHAIN_STATUSES_0008)}),
+        exit_code INTEGER,
+        duration_s REAL,
+        output TEXT,
+        detail TEXT,
+        gates INTEGER NOT NULL DEFAULT 0 CHECK (gates IN (0, 1)),
+        PRIMARY KEY (run_id, name)
+    )""",
+    "CREATE INDEX idx_toolchain_results_name ON toolchain_results (name, status)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
@@ -376,6 +402,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_validations", _VALIDATIONS),
     Migration("0005_run_status_vocabulary", _RUN_STATUS_VOCABULARY),
     Migration("0006_validation_catastrophic", _VALIDATION_VOCABULARY),
+    # 0007 is another change merged beside this one; the names record the order.
+    Migration("0008_toolchain_results", _TOOLCHAIN_RESULTS),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -447,5 +475,7 @@ TABLES: dict[str, TableSpec] = {
             "image_digest duration_s validated_at",
             "run_id", "run_id case_slug case_version variant status", json="checks screenshots",
         ),
+        _spec("toolchain_results", "run_id name seq command status exit_code duration_s output detail gates",
+              "run_id name", "run_id name command status"),
     )
 }

@@ -72,13 +72,23 @@ class Grid:
         return gap + text if justify == "right" else text + gap
 
 
+def _typecheck(s) -> Text:
+    """``[toolchain].typecheck`` passed/ran; a failure rates its run broken."""
+    if not s.typechecks:
+        return Text("—")
+    return Text(f"{s.typechecks_passed}/{s.typechecks}" + (f" ({s.broken} broken)" if s.broken else ""),
+                style="red" if s.broken else "")
+
+
 def _group(console: Console, group: GroupReport) -> None:
     title = f"{group.case_slug} {group.case_version}" + (f" · {group.variant}" if group.variant else "")
     console.rule(Text(title, style="bold"))
     if group.runs:
+        # The typecheck column only where a case declares [toolchain] (and it ran).
+        types = any(s.typechecks for s in group.runs)
         table = Grid("Runs", [("harness", "left"), ("model", "left")] + [
             (c, "right") for c in ("runs", *(s.label for s in RunStatus), "builds",
-                                   "valid", "tok in", "tok out", "mean time")])
+                                   "valid", *(("types",) if types else ()), "tok in", "tok out", "mean time")])
         for s in group.runs:
             table.add_row(
                 Text(s.harness), Text(s.model or "—"), Text(f"{s.runs:,}"),
@@ -86,6 +96,7 @@ def _group(console: Console, group: GroupReport) -> None:
                 Text(f"{s.builds_ok}/{s.builds}" if s.builds else "—"),
                 Text(f"{s.validations_passed}/{s.validations}" if s.validations else "—",
                      style="" if s.validations_passed == s.validations else "red"),
+                *((_typecheck(s),) if types else ()),
                 Text(_tokens(s.tokens_input)), Text(_tokens(s.tokens_output)),
                 Text(_secs(s.mean_duration_s)),
             )

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcab.catalog import Build
-from tcab.catalog.model import site_output_candidates
+from tcab.catalog.model import Toolchain, site_output_candidates
+from tcab.runs.secrets import Redactor
 from tcab.runtime import (
     WORKDIR,
     BuildLimits,
@@ -29,6 +30,7 @@ from tcab.runtime import (
     resolve_image,
 )
 from tcab.validation.record import Check
+from tcab.validation.toolchain import ToolchainLimits, ToolResult, run_toolchain
 
 PROBE_TIMEOUT_S = 30.0  # one `test -d` in the build container
 
@@ -42,14 +44,20 @@ class BuiltSite:
     log: str
     output: Path | None
     image_digest: str
+    toolchain: tuple[ToolResult, ...] = ()   # the case's [toolchain] commands, when it has any
 
 
 def build_site(rt: Runtime, tree: Path, build: Build, dest: Path, *, container_name: str,
-               limits: BuildLimits, collect: CollectLimits) -> BuiltSite:
+               limits: BuildLimits, collect: CollectLimits, toolchain: Toolchain | None = None,
+               toolchain_limits: ToolchainLimits | None = None, redactor: Redactor | None = None) -> BuiltSite:
     """Run ``build.install`` and ``build.build`` over ``tree`` in a container;
     copy ``build.output`` (or, when the case names none, the first of
     ``dist/``, ``build/``, ``out/`` that the build produced) to ``dest``
     (which must not exist).
+
+    Then, in the same container, the ``toolchain`` commands run over the
+    built tree (:func:`~tcab.validation.toolchain.run_toolchain`), after the
+    output is copied out so nothing they write reaches the site.
 
     A failed or timed-out command and a missing output are checks that fail;
     raises ``RuntimeBackendError`` when the engine itself fails.
@@ -62,7 +70,10 @@ def build_site(rt: Runtime, tree: Path, build: Build, dest: Path, *, container_n
         if box.ok:
             check, output = _collect_output(box, _pick_output(box, build), dest, collect)
             checks.append(check)
-        return BuiltSite(tuple(checks), box.log, output, image.digest)
+        tools = ()
+        if toolchain is not None:
+            tools = run_toolchain(box, toolchain, toolchain_limits or ToolchainLimits(), redactor)
+        return BuiltSite(tuple(checks), box.log, output, image.digest, tools)
 
 
 def _step_check(step: BuildStep) -> Check:

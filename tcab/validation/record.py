@@ -16,6 +16,12 @@
 validation of a ``completed`` run makes the run itself ``catastrophic``
 (:func:`run_status_after`). ``check_results`` are the case's ``[[check]]``
 similarity scores (``validation.json`` only).
+
+``toolchain`` holds the case's ``[toolchain]`` results
+(:mod:`tcab.validation.toolchain`); ``rating`` is ``"broken"`` when a
+typecheck ran and failed (the original's gate), else None. A failed
+typecheck is also the check ``typecheck``, so a page that loads is
+``failed``, never ``passed``.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tcab.outcomes import VALIDATION_STATUSES, run_status_after
+from tcab.validation.toolchain import ToolResult, gate_of
 
 if TYPE_CHECKING:  # checks.py imports the browser check, which imports this module
     from tcab.validation.checks import CheckResult
@@ -67,24 +74,32 @@ class ValidationRecord:
     # The case's [[check]]s (tcab.validation.checks): similarity signals, not
     # pass/fail, so they leave ``status`` alone; in validation.json, not the row.
     check_results: tuple[CheckResult, ...] = ()
+    toolchain: tuple[ToolResult, ...] = ()
 
     @property
     def passed(self) -> bool:
         return self.status == "passed"
 
+    @property
+    def rating(self) -> str | None:
+        """``"broken"`` when the typecheck ran and failed (it gates the run), else None."""
+        return gate_of(self.toolchain)
+
     def row(self) -> dict:
-        """The ``validations`` row for ``record_validation``."""
+        """The ``validations`` row for ``record_validation``, its
+        ``toolchain_results`` rows under ``toolchain``."""
         return {
             "run_id": self.run_id, "case_slug": self.case_slug, "case_version": self.case_version,
             "case_digest": self.case_digest, "variant": self.variant, "status": self.status,
             "checks": [c.to_json() for c in self.checks], "detail": self.detail,
             "screenshots": list(self.screenshots), "image_digest": self.image_digest,
             "duration_s": round(self.duration_s, 3), "validated_at": self.validated_at,
+            "toolchain": [t.row() for t in self.toolchain],
         }
 
     def to_json(self) -> dict:
         """The row plus the build log excerpt (what ``validation.json`` and ``--json`` show)."""
-        return {**self.row(), "build_log": self.build_log,
+        return {**self.row(), "build_log": self.build_log, "rating": self.rating,
                 "check_results": [r.to_json() for r in self.check_results]}
 
 

@@ -5,7 +5,9 @@
    the host.
 2. The ``[build].output`` folder is opened in headless Chromium
    (:mod:`tcab.validation.browser`) and one screenshot per ``[[reference]]``
-   view is taken.
+   view is taken. The case's ``[toolchain]`` commands run in the same
+   container after the build (:mod:`tcab.validation.toolchain`); a typecheck
+   that fails is the check ``typecheck`` and rates the run ``broken``.
 3. Each ``CheckSpec`` given (the case's ``[[check]]``s) is run on the built
    site (:mod:`tcab.validation.checks`): actions, screenshot
    ``validation/checks/<view>.png``, SSIM against the reference.
@@ -13,7 +15,7 @@
    ``results/runs/<run-id>/validation/validation.json`` (atomically), the
    screenshots beside it as ``<view>.png``. Recording the row in
    ``results.db`` is the caller's (``tcab validate``, the ``validate`` task).
-4. A page that never loaded makes a ``completed`` run ``catastrophic``:
+5. A page that never loaded makes a ``completed`` run ``catastrophic``:
    ``run.json`` is rewritten with that status (and back to ``completed``
    when a later validation loads the page); ``record_validation`` moves the
    ``runs`` row the same way (:func:`~tcab.validation.record.run_status_after`).
@@ -29,7 +31,7 @@ import dataclasses
 import json
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +40,7 @@ from tcab.catalog import CaseVersion, case_digest
 from tcab.errors import RuntimeBackendError, ValidationError
 from tcab.outcomes import RunStatus
 from tcab.runs.record import RunRecord
+from tcab.runs.secrets import Redactor
 from tcab.runtime import BuildLimits, CollectLimits, Runtime, get_runtime
 from tcab.runtime.build import BUILD_TIMEOUT_S
 from tcab.settings import Settings
@@ -49,9 +52,12 @@ from tcab.validation.browser import (
     check_page,
     png_size,
 )
+from tcab.validation.case_checks import case_check_specs
 from tcab.validation.checks import CheckLimits, CheckResult, CheckSpec, check_specs, run_checks
 from tcab.validation.container import build_site
+from tcab.validation.mockup_cache import mockup_cache_dir
 from tcab.validation.record import Check, ValidationRecord, judge, run_status_after
+from tcab.validation.toolchain import GATING_COMMAND, ToolchainLimits, ToolResult, harness_secrets
 
 VALIDATION_DIR = "validation"
 CHECKS_DIR = "checks"    # the [[check]] screenshots, under VALIDATION_DIR
@@ -84,34 +90,47 @@ def _views(case) -> list[View]:
 def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runtime: str | Runtime = "docker",
                  timeout_s: float = BUILD_TIMEOUT_S, limits: CollectLimits | None = None,
                  settle_s: float | None = None, browser: BrowserLimits | None = None,
-                 checks: Sequence[CheckSpec] = (), check_limits: CheckLimits | None = None) -> ValidationRecord:
+                 checks: Sequence[CheckSpec] | None = None, check_limits: CheckLimits | None = None,
+                 toolchain: ToolchainLimits | None = None, secrets: Mapping[str, str] | None = None,
+                 ) -> ValidationRecord:
     """Build and check ``run`` (a run of ``case``); return the record (also
     written to ``<run>/validation/validation.json``).
 
     ``runtime`` is a backend name or a ``Runtime``; ``timeout_s`` bounds each
     of install and build, ``limits`` the output folder copied out, ``browser``
     the browser check (``settle_s``, when given, overrides its ``settle_s``);
-    ``checks`` are run on the site under ``check_limits`` (their results
-    are ``record.check_results``; they do not change the status). Outcomes,
+    ``checks`` (default: the case's ``[[check]]``s) are run on the site
+    under ``check_limits`` (their results are ``record.check_results``;
+    they do not change the status);
+    ``toolchain`` each ``[toolchain]`` command. ``secrets`` ({name: value})
+    are redacted from the toolchain tails and the build log; by default the
+    secrets every harness definition declares, as set in the environment. Outcomes,
     including the engine or the browser failing (``error``), are the
     record's status. Raises ``ValidationError`` for bad input (see
     ``_check_run``) or a limit that is not finite and positive.
     """
     _check_run(case, run)
+    if checks is None:
+        checks = case_check_specs(case, case.variant(run.variant), mockup_cache_dir(settings.build_dir),
+                                  run.run_dir / VALIDATION_DIR)
     checks = check_specs(checks)
     browser = browser or BrowserLimits()
     if settle_s is not None:
         browser = dataclasses.replace(browser, settle_s=settle_s)
     started = time.perf_counter()
     build_limits = BuildLimits(timeout_s=timeout_s)
+    toolchain = toolchain or ToolchainLimits()
+    redactor = Redactor(harness_secrets(settings.harnesses_dir) if secrets is None else secrets)
     settings.tmp_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tcab-validate-", dir=settings.tmp_dir) as tmp:
         out = _build_and_check(case, run, runtime, Path(tmp) / "output", build_limits,
-                               limits or CollectLimits(), browser, checks, check_limits or CheckLimits())
+                               limits or CollectLimits(), browser, toolchain, redactor,
+                               checks, check_limits or CheckLimits())
     screenshots = _write_screenshots(run.run_dir / VALIDATION_DIR, out.shots)
     record = ValidationRecord(run.id, case.slug, case.version, case_digest(case), run.variant, out.status,
                               tuple(out.checks), out.detail, out.log, screenshots, out.image_digest,
-                              time.perf_counter() - started, check_results=out.check_results)
+                              time.perf_counter() - started, toolchain=out.toolchain,
+                              check_results=out.check_results)
     write_text(run.run_dir / VALIDATION_DIR / "validation.json", json.dumps(record.to_json(), indent=1, sort_keys=True))
     _mark_run(run, record)
     return record
@@ -136,10 +155,12 @@ class _Outcome:
     image_digest: str | None = None
     shots: dict[str, bytes] = field(default_factory=dict)
     check_results: tuple[CheckResult, ...] = ()
+    toolchain: tuple[ToolResult, ...] = ()
 
 
 def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, dest: Path,
                      build_limits: BuildLimits, collect: CollectLimits, browser: BrowserLimits,
+                     toolchain: ToolchainLimits, redactor: Redactor,
                      checks: tuple[CheckSpec, ...] = (), check_limits: CheckLimits | None = None) -> _Outcome:
     """The site built in a container, then opened in the browser; the engine
     or the browser failing is status ``error``, a page that never loaded
@@ -148,15 +169,18 @@ def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, 
     try:
         rt = get_runtime(runtime) if isinstance(runtime, str) else runtime
         site = build_site(rt, run.tree, case.build, dest, container_name=f"validate-{run.id}",
-                          limits=build_limits, collect=collect)
+                          limits=build_limits, collect=collect, toolchain=case.toolchain,
+                          toolchain_limits=toolchain, redactor=redactor)
         out.checks += site.checks
-        out.log, out.image_digest = site.log, site.image_digest
+        out.log, out.image_digest = redactor.redact(site.log), site.image_digest
+        out.toolchain = site.toolchain
         if site.output is not None:
             page = check_page(site.output, _views(case), browser)
             out.checks += page.checks
             out.shots = page.shots
         out.check_results = _run_case_checks(site.output, checks, run.run_dir / VALIDATION_DIR, check_limits,
                                              browser)
+        out.checks += _gate_checks(site.toolchain)
         out.status, out.detail = judge(out.checks)
     except RuntimeBackendError as exc:
         out.status, out.detail = "error", f"runtime: {exc}"
@@ -174,6 +198,14 @@ def _run_case_checks(site: Path | None, checks: tuple[CheckSpec, ...], validatio
     results = run_checks(site, checks, validation_dir / CHECKS_DIR, limits=limits, browser=browser)
     return tuple(dataclasses.replace(r, screenshot=f"{VALIDATION_DIR}/{CHECKS_DIR}/{r.screenshot}")
                  if r.screenshot else r for r in results)
+
+
+def _gate_checks(results: tuple[ToolResult, ...]) -> list[Check]:
+    """The typecheck as a check, when it ran to an exit: a page that loads
+    but does not typecheck is ``failed``. One that timed out or never ran
+    says nothing about the code and adds no check (recorded only)."""
+    return [Check(r.name, r.status == "passed", f"[toolchain].{r.name} `{r.command}` {r.detail}")
+            for r in results if r.name == GATING_COMMAND and r.status in ("passed", "failed")]
 
 
 def _write_screenshots(out_dir: Path, shots: dict[str, bytes]) -> tuple[str, ...]:

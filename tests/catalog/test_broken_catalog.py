@@ -80,7 +80,7 @@ EXPECTED: list[tuple[str, int | None, str | None, str]] = [
     ('end-to-end/easy/tags-not-array/v1.0.0/test-case.toml', 4, 'tags',
          'expected an array of non-empty strings, got "fixture"'),
     ('end-to-end/easy/unknown-key/v1.0.0/test-case.toml', 9, 'colour',
-         'unknown key; allowed keys: slug, name, type, difficulty, tags, experimental, summary, description, changelog, prompt, max_runtime_hours, workspace, init, assets, solution, variants, spec, build, proof, domain, review_item, reference, check'),
+         'unknown key; allowed keys: slug, name, type, difficulty, tags, experimental, summary, description, changelog, prompt, max_runtime_hours, workspace, init, assets, solution, variants, spec, build, proof, domain, review_item, reference, check, toolchain'),
     ('end-to-end/easy/variant-invalid-toml/v1.0.0/variants/base.toml', 2, None,
          'invalid TOML: Invalid value'),
     ('end-to-end/easy/variant-missing-slug/v1.0.0/variants/base.toml', None, 'slug',

@@ -1,0 +1,45 @@
+"""The ``CheckSpec``s of a case's ``[[check]]``s, with their reference screenshots.
+
+A check compares the built page with a reference view of the catalog: an
+image (``media``) is used where it is, an HTML mockup is rendered through
+the mockup cache (seeding rendered it already: a hit, no browser) and kept
+beside the validation as ``validation/references/<view>.png``. Never the
+run's own ``reference/`` folder: the run could have rewritten it to match.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tcab.atomic import write_bytes
+from tcab.catalog.model import CaseVersion, Reference, Variant
+from tcab.errors import SeedError
+from tcab.validation.checks import CheckSpec
+from tcab.validation.mockup_cache import MockupCache
+
+REFERENCES_DIR = "references"
+
+
+def case_check_specs(case: CaseVersion, variant: Variant, mockup_cache: Path,
+                     validation_dir: Path) -> tuple[CheckSpec, ...]:
+    """One spec per ``[[check]]`` of ``case``. A reference that cannot be
+    rendered leaves its PNG absent; that check then records why it was not
+    reached (the runner reads the reference), and the others still run."""
+    if not case.checks:
+        return ()
+    views = {ref.view: ref for ref in case.references_for(variant)}
+    return tuple(CheckSpec(check.view, _reference_png(case, views[check.reference], mockup_cache, validation_dir),
+                           check.actions, check.name)
+                 for check in case.checks)
+
+
+def _reference_png(case: CaseVersion, ref: Reference, mockup_cache: Path, validation_dir: Path) -> Path:
+    if ref.media is not None:
+        return case.path(ref.media)
+    dest = validation_dir / REFERENCES_DIR / f"{ref.view}.png"
+    try:
+        with MockupCache(case.root, mockup_cache) as render:
+            write_bytes(dest, render(case.path(ref.mockup or "")))
+    except SeedError:
+        dest.unlink(missing_ok=True)  # the check says "reference ...: No such file"
+    return dest

@@ -1,0 +1,158 @@
+"""A case's ``[toolchain]`` commands over the built tree, in the build container.
+
+After ``[build]`` install and build (:mod:`tcab.validation.container`), each
+declared command (``typecheck``, ``lint``, ``format``, ``test``, in that order)
+runs with ``sh -c`` in ``/work`` as the run user, in the same container, each
+bounded by :class:`ToolchainLimits` (killed in the container at its deadline,
+the output before the kill kept). What each did is a :class:`ToolResult`:
+
+- ``passed``: exited 0;
+- ``failed``: exited non-zero;
+- ``timed_out``: killed at ``timeout_s`` (wall clock or silence);
+- ``not_run``: never started, because ``[build].install`` failed (the
+  dependencies it needs are missing), with the reason.
+
+Only ``typecheck`` gates: one that *ran* and exited non-zero rates the run
+``broken`` (:func:`gate_of`; the original's "code that does not compile is
+not reviewable"). A typecheck that never finished (``timed_out``,
+``not_run``) says nothing about the code and leaves the run ungated; the
+other commands are recorded only. Output tails pass the secret redactor on
+the stream and again as text, as a run's output does.
+
+The commands are the tree's own code (``npx tsc`` resolves through the
+tree's ``node_modules``), so they run where the build ran: never on the host.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from tcab.catalog.model import Toolchain
+from tcab.errors import HarnessError, ValidationError
+from tcab.runs.secrets import Redactor
+from tcab.runtime import ContainerBuild, ExecEnd, ExecOptions
+
+#: How one toolchain command ended (the ``toolchain_results.status`` vocabulary).
+TOOL_STATUSES = ("passed", "failed", "timed_out", "not_run")
+#: The command whose failure gates the run, and the rating it gives.
+GATING_COMMAND = "typecheck"
+GATE_RATING = "broken"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolchainLimits:
+    """Bounds of each toolchain command; every field finite and positive,
+    else ``ValidationError`` naming it.
+
+    ``timeout_s``: wall clock, and the longest silence, of one command.
+    ``tail_bytes``: the end of its output kept (per stream while it runs,
+    then of both together), so a command printing gigabytes leaves a few KB.
+    """
+
+    timeout_s: float = 300.0
+    tail_bytes: int = 4096
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+            if f.type == "int" and not isinstance(value, int):
+                ok = False
+            if not ok:
+                accepted = "a positive integer" if f.type == "int" else "a finite positive number"
+                raise ValidationError(f"toolchain limit {f.name}: expected {accepted}, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """One ``[toolchain]`` command and what it did (a ``toolchain_results`` row)."""
+
+    name: str               # typecheck | lint | format | test
+    command: str
+    status: str             # TOOL_STATUSES
+    exit_code: int | None
+    duration_s: float
+    output: str             # the redacted tail of stdout and stderr
+    detail: str             # "exited 0", "exited 2", "timed_out after 5s (limit 5s)", "not run: ..."
+
+    @property
+    def gates(self) -> bool:
+        """Whether this result rates the run ``broken``: a typecheck that ran and failed."""
+        return self.name == GATING_COMMAND and self.status == "failed"
+
+    def row(self) -> dict:
+        return {"name": self.name, "command": self.command, "status": self.status, "exit_code": self.exit_code,
+                "duration_s": round(self.duration_s, 3), "output": self.output, "detail": self.detail,
+                "gates": self.gates}
+
+
+def gate_of(results: tuple[ToolResult, ...] | list[ToolResult]) -> str | None:
+    """``"broken"`` when a typecheck ran and failed, else None (ungated)."""
+    return GATE_RATING if any(r.gates for r in results) else None
+
+
+def not_run(toolchain: Toolchain, reason: str) -> tuple[ToolResult, ...]:
+    """Every declared command recorded as never started, with ``reason``."""
+    return tuple(ToolResult(name, cmd, "not_run", None, 0.0, "", f"not run: {reason}")
+                 for name, cmd in toolchain.commands())
+
+
+def run_toolchain(box: ContainerBuild, toolchain: Toolchain, limits: ToolchainLimits,
+                  redactor: Redactor | None = None) -> tuple[ToolResult, ...]:
+    """Run the declared commands in ``box`` (after its install and build).
+
+    When ``[build].install`` did not succeed every command is ``not_run``; a
+    failed ``build`` does not stop them (a typecheck explains a build that
+    broke). One command failing or hanging never stops the next. Raises
+    ``RuntimeBackendError`` when the engine itself fails.
+    """
+    install = next((s for s in box.steps if s.name == "install"), None)
+    if install is not None and not install.ok:
+        return not_run(toolchain, f"[build].install failed ({install.why})")
+    options = ExecOptions(timeout_s=limits.timeout_s, idle_timeout_s=limits.timeout_s,
+                          tail_bytes=limits.tail_bytes, redact=redactor.stream if redactor else None)
+    results = []
+    for name, command in toolchain.commands():
+        box.note(f"$ {command}  # [toolchain].{name}")
+        res = box.rt.exec(box.container, ["sh", "-c", command], options)
+        output = res.output
+        if redactor:
+            output = redactor.redact(output)  # a value split between the two tails
+        output = output[-limits.tail_bytes:]
+        code = res.exit_code
+        if res.end is ExecEnd.EXITED:
+            status = "passed" if code == 0 else "failed"
+            detail = f"exited {code}"
+        else:
+            code = None  # what the killed process group reported is the kill's, not the command's
+            status = "timed_out"
+            detail = f"{res.end.value} after {res.duration_s:.0f}s (limit {limits.timeout_s:g}s)"
+        box.note(f"[toolchain].{name}: {status} ({detail})")
+        results.append(ToolResult(name, command, status, code, res.duration_s, output, detail))
+    return tuple(results)
+
+
+def harness_secrets(harnesses_dir: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The values of every secret any harness definition in ``harnesses_dir``
+    declares that is set in ``env`` (the process environment by default):
+    what a run may have handed a container, so what no tail may show. A
+    definition that cannot be read is passed over (it ran no run)."""
+    from tcab.harnesses import load_harness_file
+
+    env = os.environ if env is None else env
+    found: dict[str, str] = {}
+    try:
+        paths = sorted(Path(harnesses_dir).glob("*.toml"))
+    except OSError:
+        return found
+    for path in paths:
+        try:
+            harness = load_harness_file(path)
+        except HarnessError:
+            continue
+        found.update({name: env[name] for name in harness.secrets if env.get(name)})
+    return found
