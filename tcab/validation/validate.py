@@ -66,9 +66,14 @@ def _check_run(case: CaseVersion, run: RunRecord) -> None:
         raise ValidationError(f"{run.tree}: run {run.id} has no collected tree to validate")
 
 
-def _views(case) -> list[View]:
+def _views(case: CaseVersion, variant: str) -> list[View]:
+    """The run's variant's reference views (the common ones, then its own)."""
+    known = {v.slug: v for v in case.variants}
+    if variant not in known:
+        raise ValidationError(f"the run's variant {variant!r} is not a variant of {case.ref} "
+                              f"(known: {', '.join(known)})")
     views = []
-    for ref in case.references:
+    for ref in case.references_for(known[variant]):
         size = png_size(case.path(ref.media)) if ref.media else None
         width, height = size or DEFAULT_VIEWPORT
         views.append(View(ref.view, width, height))
@@ -140,7 +145,7 @@ def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, 
         out.checks += site.checks
         out.log, out.image_digest = site.log, site.image_digest
         if site.output is not None:
-            page = check_page(site.output, _views(case), browser)
+            page = check_page(site.output, _views(case, run.variant), browser)
             out.checks += page.checks
             out.shots = page.shots
         out.status, out.detail = judge(out.checks)
