@@ -66,6 +66,11 @@ def _check_run(case: CaseVersion, run: RunRecord) -> None:
         raise ValidationError(f"{run.tree}: run {run.id} has no collected tree to validate")
 
 
+# A reference image smaller than this either way is shown at DEFAULT_VIEWPORT:
+# headless Chromium never finishes a screenshot of a viewport under ~100 px high.
+MIN_VIEW_PX = 100
+
+
 def _views(case: CaseVersion, variant: str) -> list[View]:
     """The run's variant's reference views (the common ones, then its own)."""
     known = {v.slug: v for v in case.variants}
@@ -75,6 +80,8 @@ def _views(case: CaseVersion, variant: str) -> list[View]:
     views = []
     for ref in case.references_for(known[variant]):
         size = png_size(case.path(ref.media)) if ref.media else None
+        if size is not None and min(size) < MIN_VIEW_PX:
+            size = None  # an icon (a moon, 8x8), not a screen: Chromium cannot capture such a viewport
         width, height = size or DEFAULT_VIEWPORT
         views.append(View(ref.view, width, height))
     return views or [View("page", *DEFAULT_VIEWPORT)]
