@@ -78,11 +78,11 @@ class Source:
         self, key: str | None, message: str, *, table: str | None = None, index: int | None = None
     ) -> None:
         """Record a problem at ``key`` of ``table`` (``index`` is 1-based for ``[[table]]``)."""
-        bare = re.sub(r"\[\d+\]$", "", key.split(".")[-1]) if key else None
+        # A dotted key is inside an inline value (``actions = [{...}]``,
+        # ``validation = {...}``): the line of its outermost key, since a tail
+        # such as ``id`` would otherwise find the enclosing table's own ``id``.
+        bare = re.sub(r"\[\d+\]$", "", key.split(".")[0]) if key else None
         line = self.line_of(table, bare, index)
-        if line is None and key and "." in key:
-            # A key inside an inline array (``actions = [{...}]``): that array's line.
-            line = self.line_of(table, re.sub(r"\[\d+\]$", "", key.split(".")[0]), index)
         if line is None and table is not None:
             # An inline array of tables (``reference = [{...}]``): the line of its key.
             line = self.line_of(None, table)

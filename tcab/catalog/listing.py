@@ -88,8 +88,12 @@ def read_entry(vdir: Path, case_type: str, difficulty: str) -> tuple[Entry | Non
         return None, Problem(where, "expected a non-empty array of variant files", key="variants")
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         return None, Problem(where, "expected an array of strings", key="tags")
+    if "max_runtime_seconds" in data and "max_runtime_hours" not in data:
+        seconds = data["max_runtime_seconds"]  # the original's older key, in seconds
+        hours = seconds / 3600 if isinstance(seconds, int | float) and not isinstance(seconds, bool) else None
     if isinstance(hours, bool) or not isinstance(hours, int | float):
-        return None, Problem(where, "expected a number", key="max_runtime_hours")
+        key = "max_runtime_hours" if "max_runtime_hours" in data else "max_runtime_seconds"
+        return None, Problem(where, "expected a number", key=key)
     summary = data.get("summary", "")
     return Entry(
         type=case_type, difficulty=difficulty, slug=slug, version=vdir.name, root=vdir,

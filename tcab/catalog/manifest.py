@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tcab.catalog.fields import Fields, Source, show
+from tcab.catalog.checklist import parse_instrumentation
+from tcab.catalog.fields import KEBAB, Fields, Source, show
 from tcab.catalog.model import (
     DIFFICULTIES,
+    FORMATS,
     STRUCTURES,
     TYPES,
     Build,
@@ -39,13 +41,13 @@ from tcab.catalog.views import parse_checks, parse_references
 from tcab.errors import Problem
 
 COMMON_KEYS = (
-    "slug", "name", "type", "difficulty", "tags", "experimental", "summary", "description",
-    "changelog", "prompt", "max_runtime_hours", "workspace", "init", "assets", "solution",
-    "variants", "spec", "build", "proof", "domain", "review_item",
+    "format", "slug", "name", "type", "difficulty", "tags", "experimental", "summary", "description",
+    "changelog", "prompt", "max_runtime_hours", "max_runtime_seconds", "workspace", "init", "assets",
+    "solution", "variants", "engines", "spec", "build", "instrumentation", "proof", "domain",
+    "review_item",
 )  # fmt: skip
 TYPE_KEYS = {
-    "end-to-end": COMMON_KEYS + ("reference", "check")
-    + ("toolchain",),
+    "end-to-end": COMMON_KEYS + ("reference", "check", "toolchain"),
     "adversarial": COMMON_KEYS
     + ("contract", "sandbox", "simulation", "match", "replay", "game"),
 }
@@ -82,8 +84,9 @@ def parse_manifest(
         keys.update(_adversarial(f, source, root))
     keys["proofs"] = parse_proofs(data, source, common.proof_ids, common.proof_dests, HERE)
     keys["domains"] = parse_domains(data, source, common.domains, HERE)
-    items = parse_review_items(data, source, common.review_items, HERE)
+    items = parse_review_items(data, source, common.review_items, HERE, root)
     keys["review_items"] = tuple(item for _, item in items)
+    keys["instrumentation"] = parse_instrumentation(f)
     variant_files = f.strings("variants", required=True)
     if variant_files is not None and not variant_files:
         f.problem("variants", "expected at least one variant file")
@@ -93,6 +96,7 @@ def parse_manifest(
     before = len(source.problems)
     check_references(source, checks, scopes)
     check_names(source, items, scopes)
+    _needs_instrumentation(f, data, keys["review_items"], variants)
     problems.extend(source.problems[before:])
     declared = keys.pop("declared_difficulty")
     if problems or keys["slug"] is None or declared is None or keys["tags"] is None:
@@ -119,14 +123,69 @@ def _common_keys(f: Fields, root: Path, difficulty: str) -> dict[str, Any]:
         "changelog": check_path(f, "changelog", root, f.string("changelog", required=True), "file") or "",
         "prompt": check_path(f, "prompt", root, f.string("prompt", required=True), "file", suffix=".hbs") or "",
     }
-    max_hours = f.positive_number("max_runtime_hours")
-    keys["max_runtime_hours"] = max_hours if max_hours is not None else 1.0
+    keys["max_runtime_s"] = _max_runtime_s(f)
+    keys["format"] = _format(f)
+    keys["engines"] = _engines(f)
     keys["workspace"] = check_path(f, "workspace", root, f.string("workspace"), "dir")
     keys["init"] = f.string("init")
     keys["assets"] = check_path(f, "assets", root, f.string("assets"), "dir")
     keys["solution"] = check_path(f, "solution", root, f.string("solution"), "dir")
     keys["name"] = name or (humanize(slug) if slug else "")
     return keys
+
+
+def _max_runtime_s(f: Fields) -> float:
+    """The cap in seconds, from ``max_runtime_hours`` (tcab's) or
+    ``max_runtime_seconds`` (the original's older key); one hour by default."""
+    if "max_runtime_hours" in f.data and "max_runtime_seconds" in f.data:
+        f.problem("max_runtime_seconds", "give max_runtime_hours or max_runtime_seconds, not both")
+        return 3600.0
+    for key, scale in (("max_runtime_hours", 3600.0), ("max_runtime_seconds", 1.0)):
+        value = f.positive_number(key)
+        if value is not None and value * scale == float("inf"):
+            f.problem(key, f"expected a finite positive number, got {show(f.data[key])}")
+        elif value is not None:
+            return value * scale
+    return 3600.0
+
+
+def _format(f: Fields) -> int:
+    """The original's manifest ``format`` (1 when absent); tcab reads both the same."""
+    value = f.data.get("format", 1)
+    if isinstance(value, bool) or not isinstance(value, int) or value not in FORMATS:
+        f.problem("format", f"expected {' or '.join(map(str, FORMATS))} (the manifest formats tcab reads), "
+                  f"got {show(value)}")
+        return 1
+    return value
+
+
+def _engines(f: Fields) -> tuple[str, ...]:
+    """The original's bare ``engines`` list (engines without a version, such as
+    ``none``): kebab-case slugs, each once. Carried; tcab builds engineless."""
+    engines = f.strings("engines")
+    if engines is None:
+        return ()
+    for slug in engines:
+        if not KEBAB.match(slug):
+            f.problem("engines", f"expected kebab-case engine slugs, got {show(slug)}")
+            return ()
+    if len(set(engines)) != len(engines):
+        twice = next(e for e in engines if engines.count(e) > 1)
+        f.problem("engines", f"the engine {show(twice)} is listed twice")
+        return ()
+    return engines
+
+
+def _needs_instrumentation(f: Fields, data: dict[str, Any], items: tuple, variants: list[Variant]) -> None:
+    """A validation script drives the build through ``[instrumentation].handle``,
+    so a case with one must name the handle (as the original requires)."""
+    if "instrumentation" in data:
+        return
+    scripted = [i.id for i in items if i.validation is not None]
+    scripted += [f"{i.id} (variant {v.slug})" for v in variants for i in v.review_items if i.validation]
+    if scripted:
+        f.problem("instrumentation", "missing: review items with a validation script need "
+                  f"[instrumentation].handle (scripted: {', '.join(scripted)})")
 
 
 def _specs(data: dict[str, Any], source: Source, root: Path) -> list[SpecFile]:

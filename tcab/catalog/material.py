@@ -21,13 +21,17 @@ def _material(path: Path) -> tuple[str | None, dict[str, list[dict[str, Any]]]]:
     if data is None:
         return None, {"domains": [], "review_items": []}
     domains = parse_domains(data, source, {}, "")
-    items = parse_review_items(data, source, {}, "")
+    items = parse_review_items(data, source, {}, "", None)
     slug = data.get("slug")
     return slug if isinstance(slug, str) else None, {
         "domains": [{"id": d.id, "name": d.name, "description": d.description} for d in domains],
         "review_items": [
             {"id": i.id, "title": i.title, "text": i.text, "weight": i.weight,
-             "reference": i.reference, "proof": i.proof, "domain": i.domain}
+             "reference": i.reference, "proof": i.proof, "domain": i.domain,
+             "sub_items": [{"id": s.id, "title": s.title} for s in i.sub_items],
+             "validation": None if i.validation is None else {
+                 "script": i.validation.script,
+                 "outputs": [{"id": o.id, "name": o.name, "kind": o.kind} for o in i.validation.outputs]}}
             for _, i in items
         ],
     }

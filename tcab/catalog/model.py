@@ -26,6 +26,10 @@ SITE_OUTPUTS = ("dist", "build", "out")
 PROOF_KINDS = {".png": "image", ".webm": "video"}
 # The [toolchain] commands, in the order validation runs them (the gating one first).
 TOOLCHAIN_COMMANDS = ("typecheck", "lint", "format", "test")
+# The media a review item's validation script may produce (the original's kinds).
+OUTPUT_KINDS = ("image", "video", "replay")
+# The manifest formats tcab reads (the original's ``format``; 1 when absent).
+FORMATS = (1, 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +130,34 @@ class Domain:
 
 
 @dataclass(frozen=True, slots=True)
+class ReviewSubItem:
+    """One independently graded point of a review item; the item's weight is
+    split evenly across its sub items."""
+
+    id: str
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationOutput:
+    """A medium a review item's validation script writes for the reviewer."""
+
+    id: str
+    name: str
+    kind: str  # one of OUTPUT_KINDS
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewValidation:
+    """The original's automated check of a review item: a script (relative to
+    the version folder) that drives the build through the instrumentation
+    handle. tcab carries it for the reviewer; it does not run it."""
+
+    script: str
+    outputs: tuple[ValidationOutput, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ReviewItem:
     """One reviewer checklist item, worth ``weight`` points; never seeded.
     ``reference``, ``proof`` and ``domain`` name a declared view, proof and domain."""
@@ -137,6 +169,17 @@ class ReviewItem:
     reference: str | None = None
     proof: str | None = None
     domain: str | None = None
+    sub_items: tuple[ReviewSubItem, ...] = ()
+    validation: ReviewValidation | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Instrumentation:
+    """The debug-and-automation surface a build installs (``window[handle]``),
+    named for validation scripts; reporter-side, never seeded."""
+
+    handle: str
+    tick_hz: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +260,9 @@ class CaseVersion:
     experimental: bool = False
     summary: str = ""
     description: str | None = None
-    max_runtime_hours: float = 1.0
+    # The one owner of the case's wall-clock cap, from max_runtime_hours or
+    # max_runtime_seconds (a manifest gives at most one).
+    max_runtime_s: float = 3600.0
     workspace: str | None = None
     init: str | None = None
     assets: str | None = None
@@ -236,6 +281,13 @@ class CaseVersion:
     domains: tuple[Domain, ...] = ()
     review_items: tuple[ReviewItem, ...] = ()
     toolchain: Toolchain | None = None
+    format: int = 1
+    engines: tuple[str, ...] = ()
+    instrumentation: Instrumentation | None = None
+
+    @property
+    def max_runtime_hours(self) -> float:
+        return self.max_runtime_s / 3600.0
 
     @property
     def manifest(self) -> Path:

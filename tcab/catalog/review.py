@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tcab.catalog.checklist import parse_sub_items, parse_validation
 from tcab.catalog.fields import Fields, Source, humanize, show
 from tcab.catalog.model import PROOF_KINDS, Check, Domain, Proof, ReviewItem
 from tcab.catalog.paths import check_dest
 
 PROOF_KEYS = ("id", "name", "dest")
 DOMAIN_KEYS = ("id", "name", "description")
-REVIEW_ITEM_KEYS = ("id", "title", "text", "weight", "reference", "proof", "domain")
+REVIEW_ITEM_KEYS = ("id", "title", "text", "weight", "reference", "proof", "domain", "sub_items",
+                    "validation")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,10 +81,11 @@ def parse_domains(data: dict[str, Any], source: Source, ids: dict[str, str], her
 
 
 def parse_review_items(
-    data: dict[str, Any], source: Source, ids: dict[str, str], here: str
+    data: dict[str, Any], source: Source, ids: dict[str, str], here: str, root: Path | None
 ) -> list[tuple[int, ReviewItem]]:
     """The ``review_item`` array, each with its 1-based index (its names are
-    checked later by ``check_names``, once every variant is known)."""
+    checked later by ``check_names``, once every variant is known). ``root`` is
+    the version folder a ``validation`` script must be in (None: not checked)."""
     out: list[tuple[int, ReviewItem]] = []
     for i, entry in enumerate(Fields(data, source, ()).tables("review_item") or [], start=1):
         f = Fields(entry, source, REVIEW_ITEM_KEYS, table="review_item", index=i)
@@ -91,14 +94,18 @@ def parse_review_items(
         text = f.string("text", required=True)
         weight = _weight(f, entry.get("weight", 1))
         refs = {key: f.kebab(key) for key in ("reference", "proof", "domain")}
+        sub_items = parse_sub_items(f, entry["sub_items"]) if "sub_items" in entry else ()
+        validation = parse_validation(f, entry["validation"], root) if "validation" in entry else None
         f.done()
         if rid is not None and rid in ids:
             f.problem("id", f"the review item {show(rid)} is already declared {ids[rid]}")
             continue
-        if rid is None or title is None or text is None or weight is None:
+        if rid is None or title is None or text is None or weight is None or sub_items is None \
+                or ("validation" in entry and validation is None):
             continue
         ids[rid] = here
-        out.append((i, ReviewItem(rid, title, text, weight, **refs)))
+        out.append((i, ReviewItem(rid, title, text, weight, **refs, sub_items=sub_items,
+                                  validation=validation)))
     return out
 
 

@@ -92,7 +92,7 @@ def parse_variant(
     references = parse_references(data, source, root, dict(common.views), here)
     proofs = parse_proofs(data, source, dict(common.proof_ids), dict(common.proof_dests), here)
     domains = parse_domains(data, source, dict(common.domains), here)
-    items = parse_review_items(data, source, dict(common.review_items), here)
+    items = parse_review_items(data, source, dict(common.review_items), here, root)
     f.done()
     if slug is None:
         return None, source, []

@@ -178,7 +178,7 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
     chosen = resolved.variant(variant)
     harness = load_harness(settings.harnesses_dir, harness_slug)
     check_results_db(settings.results_db)  # before the container starts, not after the run
-    runtime = _runtime_for(runtime_name, kube, max_runtime_s or resolved.max_runtime_hours * 3600)
+    runtime = _runtime_for(runtime_name, kube, max_runtime_s or resolved.max_runtime_s)
     console = Console(stderr=as_json)
     cancel = threading.Event()
 

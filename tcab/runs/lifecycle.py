@@ -129,7 +129,7 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
         run_id=run_id, run_dir=run_dir, runtime=runtime, harness=harness, options=options,
         image_ref=resolve_image(case.type), seed_dir=seed.dir, solutions=solutions,
         prompt=seed.prompt, init=case.init, secrets=secret_values,
-        max_runtime_s=options.max_runtime_s or case.max_runtime_hours * 3600.0, seed_started=seed_started,
+        max_runtime_s=options.max_runtime_s or case.max_runtime_s, seed_started=seed_started,
     )
     try:
         run_dir.mkdir(parents=True, exist_ok=False)

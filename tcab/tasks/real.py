@@ -85,7 +85,7 @@ def run(request: RunRequest) -> RunOutcome:
     conf = request.runtime.as_dict()
     options = RunOptions(
         model=spec.model,
-        runtime=_runtime(request.runtime, float(conf.get("max_runtime_s") or request.case.max_runtime_hours * 3600)),
+        runtime=_runtime(request.runtime, float(conf.get("max_runtime_s") or request.case.max_runtime_s)),
         seed_dir=request.seed_dir,
         prompt=request.prompt,
         plan_digest=spec.entry_digest,

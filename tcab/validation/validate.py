@@ -78,10 +78,22 @@ def _check_run(case: CaseVersion, run: RunRecord) -> None:
         raise ValidationError(f"{run.tree}: run {run.id} has no collected tree to validate")
 
 
-def _views(case) -> list[View]:
+# A reference image smaller than this either way is shown at DEFAULT_VIEWPORT:
+# headless Chromium never finishes a screenshot of a viewport under ~100 px high.
+MIN_VIEW_PX = 100
+
+
+def _views(case: CaseVersion, variant: str) -> list[View]:
+    """The run's variant's reference views (the common ones, then its own)."""
+    known = {v.slug: v for v in case.variants}
+    if variant not in known:
+        raise ValidationError(f"the run's variant {variant!r} is not a variant of {case.ref} "
+                              f"(known: {', '.join(known)})")
     views = []
-    for ref in case.references:
+    for ref in case.references_for(known[variant]):
         size = png_size(case.path(ref.media)) if ref.media else None
+        if size is not None and min(size) < MIN_VIEW_PX:
+            size = None  # an icon (a moon, 8x8), not a screen: Chromium cannot capture such a viewport
         width, height = size or DEFAULT_VIEWPORT
         views.append(View(ref.view, width, height))
     return views or [View("page", *DEFAULT_VIEWPORT)]
@@ -175,7 +187,7 @@ def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, 
         out.log, out.image_digest = redactor.redact(site.log), site.image_digest
         out.toolchain = site.toolchain
         if site.output is not None:
-            page = check_page(site.output, _views(case), browser)
+            page = check_page(site.output, _views(case, run.variant), browser)
             out.checks += page.checks
             out.shots = page.shots
         out.check_results = _run_case_checks(site.output, checks, run.run_dir / VALIDATION_DIR, check_limits,

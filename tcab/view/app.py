@@ -438,12 +438,15 @@ def _case(catalog_dir: Path, slug: str, version: str):
 
 
 def _references(catalog_dir: Path, run: dict) -> list[tuple[str, str | None]]:
-    """(view, URL of the reference image or None) for each [[reference]] of the run's case."""
+    """(view, URL of the reference image or None) for each reference view of the run's
+    case and variant (the common ones, then the variant's own)."""
     case = _case(catalog_dir, run["case_slug"], run["case_version"])
     if case is None:
         return []
+    variant = next((v for v in case.variants if v.slug == run.get("variant")), None)
+    refs = case.references_for(variant) if variant is not None else case.references
     return [(ref.view, f"/cases/{case.slug}/{case.version}/raw/{ref.media}" if ref.media else None)
-            for ref in case.references]
+            for ref in refs]
 
 
 def _renderer_problem(catalog_dir: Path, row: dict) -> str | None:
