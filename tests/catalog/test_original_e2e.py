@@ -4,17 +4,14 @@ items) and ``skirmish`` (adversarial, no Python game) go through ``tcab seed``,
 ``tcab prompt``, ``tcab run --harness reference`` (real Podman) and, for glint,
 ``tcab validate`` (real build container and Chromium).
 
-Mockups: when ``tcab seed`` can render HTML mockups it is used on the fixture
-as written. Until that renderer is wired into seeding, the test renders each
-mockup itself in headless Chromium (1280x720) and points the reference at the
-PNG (``media``), so every other step still runs for real.
+The fixture is used as written: seeding renders its HTML mockups in
+headless Chromium, and validation scores its ``[[check]]``s against them.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -37,36 +34,11 @@ def _tcab(*args: str, home: Path, timeout: float = 600) -> subprocess.CompletedP
                           env=env, cwd=home, timeout=timeout)
 
 
-def _render_mockups_here(root: Path) -> None:
-    """Stand-in for seeding's mockup renderer: each ``path = "*.html"`` reference
-    of the manifest and variant files becomes ``media = "*.png"``, rendered here
-    in headless Chromium with every request outside file:// blocked."""
-    from playwright.sync_api import sync_playwright
-
-    files = [root / "test-case.toml", *sorted((root / "variants").glob("*.toml"))]
-    mockups = sorted({m for f in files for m in re.findall(r'path = "(reference/[^"]+\.html)"', f.read_text())})
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
-        page.route(re.compile(r"^(?!file:).*"), lambda route: route.abort())
-        for rel in mockups:
-            page.goto((root / rel).as_uri(), timeout=15_000)
-            (root / rel).with_suffix(".png").write_bytes(page.screenshot())
-        browser.close()
-    for f in files:
-        f.write_text(re.sub(r'path = "(reference/[^"]+)\.html"', r'media = "\1.png"', f.read_text()))
-
-
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     """A fresh catalog with glint and skirmish in the original's format."""
     for rel in (GLINT_REL, SKIRMISH_REL):
         shutil.copytree(ORIGINAL / rel, tmp_path / "catalog" / rel)
-    probe = _tcab("seed", "glint", "--out", str(tmp_path / "probe"), home=tmp_path)
-    if probe.returncode != 0:
-        assert "rendering mockups needs the browser part" in probe.stderr, probe.stderr
-        _render_mockups_here(tmp_path / "catalog" / GLINT_REL)
-    shutil.rmtree(tmp_path / "probe", ignore_errors=True)
     return tmp_path
 
 
@@ -113,6 +85,12 @@ def test_glint_seeds_prompts_runs_and_validates(podman_runtime, home):
     assert result["status"] == "passed", result
     shots = sorted(p.name for p in (home / "results/runs" / run_id / "validation").glob("*.png"))
     assert {"board.png", "title.png", "moon.png"} <= set(shots), shots
+    # the case's [[check]]s: driven, captured and scored against the rendered mockups
+    checks = {c["view"]: c for c in result["check_results"]}
+    assert set(checks) == {"board-lit", "title"}, checks
+    for check in checks.values():
+        assert check["error"] is None and 0 < check["similarity"] <= 1, check
+        assert (home / "results/runs" / run_id / check["screenshot"]).read_bytes().startswith(PNG)
 
 
 @pytest.mark.timeout(600)
