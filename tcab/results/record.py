@@ -20,7 +20,7 @@ import sqlite_utils
 
 from tcab.errors import ResultsError
 from tcab.outcomes import RunStatus, run_status_after
-from tcab.results.schema import RUN_STATUSES, SEAT_OUTCOMES, TABLES, VALIDATION_STATUSES
+from tcab.results.schema import PROOF_STATUSES, RUN_STATUSES, SEAT_OUTCOMES, TABLES, VALIDATION_STATUSES
 from tcab.results.store import write_transaction
 
 
@@ -76,13 +76,22 @@ def record_validation(db: sqlite_utils.Database, validation: Mapping[str, Any]) 
     In the same transaction the run's row moves between ``completed`` and
     ``catastrophic`` as :func:`tcab.outcomes.run_status_after` says (the page
     never loaded / loads again), as ``run.json`` did.
-    ``checks`` and ``screenshots`` may be lists (stored as JSON).
+    ``checks`` and ``screenshots`` may be lists (stored as JSON). ``proofs``
+    (optional: the proofs found in the run's tree, dicts with ``id``, ``name``,
+    ``dest``, ``kind``, ``status``, ``size``, ``sha256``, ``detail``) replace
+    the run's rows of the ``proofs`` table.
     Raises ResultsError for an unknown or missing key or an unknown status.
     """
-    row = _row("validations", validation)
+    proofs = validation.get("proofs")
+    row = _row("validations", {k: v for k, v in validation.items() if k != "proofs"})
     _check_choice("validations", "status", row["status"], VALIDATION_STATUSES)
+    proof_rows = _proof_rows(row["run_id"], proofs)
     with write_transaction(db):
         _upsert(db, "validations", row)
+        if proofs is not None:
+            db.execute("DELETE FROM proofs WHERE run_id = ?", [row["run_id"]])
+            for proof_row in proof_rows:
+                _upsert(db, "proofs", proof_row)
         found = db.execute("SELECT status FROM runs WHERE id = ?", [row["run_id"]]).fetchone()
         if found is not None and found[0] in RUN_STATUSES:
             before = RunStatus(found[0])
@@ -91,6 +100,22 @@ def record_validation(db: sqlite_utils.Database, validation: Mapping[str, Any]) 
                 detail = f"validation: {row['detail'] or ''}" if after is RunStatus.CATASTROPHIC else ""
                 db.execute("UPDATE runs SET status = ?, status_detail = ? WHERE id = ?",
                            [str(after), detail, row["run_id"]])
+
+
+def _proof_rows(run_id: str, proofs: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
+    if proofs is None:
+        return []
+    if isinstance(proofs, str | bytes) or not isinstance(proofs, Sequence):
+        raise ResultsError(f"validations.proofs: expected a list, got {type(proofs).__name__}")
+    rows = []
+    for seq, proof in enumerate(proofs):
+        if not isinstance(proof, Mapping):
+            raise ResultsError(f"proofs: expected a dict, got {type(proof).__name__}")
+        values = {("proof_id" if k == "id" else k): v for k, v in proof.items()}
+        rows.append(_row("proofs", {**values, "run_id": run_id, "seq": seq}))
+        _check_choice("proofs", "status", rows[-1]["status"], PROOF_STATUSES)
+    _check_unique("proofs", rows, ("proof_id",))
+    return rows
 
 
 def record_match(db: sqlite_utils.Database, match: Mapping[str, Any],

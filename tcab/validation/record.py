@@ -23,6 +23,7 @@ import datetime
 from dataclasses import dataclass, field
 
 from tcab.outcomes import VALIDATION_STATUSES, run_status_after
+from tcab.validation.proofs import ProofRecord
 
 __all__ = ["LOAD_CHECK", "VALIDATION_STATUSES", "Check", "ValidationRecord", "judge", "run_status_after"]
 #: The check whose success means "the page loaded" (tcab.validation.browser).
@@ -59,6 +60,9 @@ class ValidationRecord:
     duration_s: float
     validated_at: str = field(
         default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
+    # The case's [[proof]]s as found in the run's tree (informational); in the
+    # row they go to the ``proofs`` table (``record_validation``).
+    proofs: tuple[ProofRecord, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -72,6 +76,7 @@ class ValidationRecord:
             "checks": [c.to_json() for c in self.checks], "detail": self.detail,
             "screenshots": list(self.screenshots), "image_digest": self.image_digest,
             "duration_s": round(self.duration_s, 3), "validated_at": self.validated_at,
+            "proofs": [p.to_json() for p in self.proofs],
         }
 
     def to_json(self) -> dict:

@@ -8,7 +8,9 @@
    view is taken.
 3. The record, its checks and the build log land in
    ``results/runs/<run-id>/validation/validation.json`` (atomically), the
-   screenshots beside it as ``<view>.png``. Recording the row in
+   screenshots beside it as ``<view>.png``, with each ``[[proof]]`` found
+   present, missing or refused in the collected tree
+   (:mod:`tcab.validation.proofs`). Recording the row in
    ``results.db`` is the caller's (``tcab validate``, the ``validate`` task).
 4. A page that never loaded makes a ``completed`` run ``catastrophic``:
    ``run.json`` is rewritten with that status (and back to ``completed``
@@ -46,6 +48,7 @@ from tcab.validation.browser import (
     png_size,
 )
 from tcab.validation.container import build_site
+from tcab.validation.proofs import collect_proofs
 from tcab.validation.record import Check, ValidationRecord, judge, run_status_after
 
 VALIDATION_DIR = "validation"
@@ -89,6 +92,8 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
     ``_check_run``) or a limit that is not finite and positive.
     """
     _check_run(case, run)
+    # The [[proof]]s, as the run left them (informational: no status depends on them).
+    proofs = collect_proofs(case.proofs_for(case.variant(run.variant)), run.tree)
     browser = browser or BrowserLimits()
     if settle_s is not None:
         browser = dataclasses.replace(browser, settle_s=settle_s)
@@ -101,7 +106,7 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
     screenshots = _write_screenshots(run.run_dir / VALIDATION_DIR, out.shots)
     record = ValidationRecord(run.id, case.slug, case.version, case_digest(case), run.variant, out.status,
                               tuple(out.checks), out.detail, out.log, screenshots, out.image_digest,
-                              time.perf_counter() - started)
+                              time.perf_counter() - started, proofs=proofs)
     write_text(run.run_dir / VALIDATION_DIR / "validation.json", json.dumps(record.to_json(), indent=1, sort_keys=True))
     _mark_run(run, record)
     return record
