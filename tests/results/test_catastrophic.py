@@ -40,7 +40,7 @@ def test_migration_0006_keeps_every_validation_and_accepts_catastrophic(db_path)
         old.close()
     db = open_db(db_path)
     try:
-        assert schema_version(db) == SCHEMA_VERSION and MIGRATIONS[-1].name == "0006_validation_catastrophic"
+        assert schema_version(db) == SCHEMA_VERSION and MIGRATIONS[5].name == "0006_validation_catastrophic"
         assert db.execute("SELECT run_id, status, detail FROM validations").fetchall() == [
             ("r-old", "failed", "errors: uncaught boom")]
         record_run(db, run_row("r-new"), [])
