@@ -122,3 +122,34 @@ def test_a_huge_file_a_folder_and_a_fifo_are_refused(tmp_path):
 def test_limits_must_be_finite_and_positive(bad):
     with pytest.raises(ValueError, match="ProofLimits.max_bytes"):
         ProofLimits(max_bytes=bad)
+
+
+@pytest.mark.timeout(280)
+def test_validation_records_proofs_in_validation_json_and_results_db(tmp_path, podman_runtime):
+    """A glint run built for real (Podman, Chromium): proofs ride with the validation."""
+    import json
+
+    from tcab.catalog import resolve_case
+    from tcab.results import open_db, record_validation
+    from tcab.validation import validate_run
+    from tests.support.run_folders import write_run
+    from tests.support.settings import tmp_settings
+
+    settings = tmp_settings(tmp_path, catalog=CATALOG_FIXTURES / "original")
+    case = resolve_case(settings.catalog_dir, "glint", "v1.0.0")
+    run = write_run(settings.runs_dir, "glint-proofs", case, variant="night", tree=GLINT / "solutions" / "common")
+    (run.tree / "proof").mkdir()
+    (run.tree / "proof" / "board.png").write_bytes(PNG)
+    (run.tree / "proof" / "moon.png").symlink_to(GLINT / "reference" / "moon.png")
+    record = validate_run(settings, case, run, runtime=podman_runtime, settle_s=0.3)
+    assert record.status == "passed", record.detail  # proofs never change a status
+    expected = [("board", "present"), ("lighting", "missing"), ("moon", "refused")]
+    assert [(p.id, p.status) for p in record.proofs] == expected
+    doc = json.loads((run.run_dir / "validation" / "validation.json").read_text())
+    assert [(p["id"], p["status"]) for p in doc["proofs"]] == expected
+    db = open_db(settings.results_db)
+    try:
+        record_validation(db, record.row())
+        assert db.execute("SELECT proof_id, status FROM proofs ORDER BY seq").fetchall() == expected
+    finally:
+        db.close()
