@@ -20,7 +20,13 @@ import sqlite_utils
 
 from tcab.errors import ResultsError
 from tcab.outcomes import RunStatus, run_status_after
-from tcab.results.schema import PROOF_STATUSES, RUN_STATUSES, SEAT_OUTCOMES, TABLES, VALIDATION_STATUSES
+from tcab.results.schema import (
+    PROOF_STATUSES,
+    RUN_STATUSES,
+    SEAT_OUTCOMES,
+    TABLES,
+    VALIDATION_STATUSES,
+)
 from tcab.results.store import write_transaction
 
 

@@ -34,8 +34,8 @@ from tcab.errors import CatalogError, ResultsError
 from tcab.results import pages
 from tcab.results.charts import outcome_chart, rating_chart
 from tcab.results.report import build_report
-from tcab.results.schema import SCHEMA_VERSION
 from tcab.results.reviews import ReviewMaterial, record_review, run_reviews
+from tcab.results.schema import SCHEMA_VERSION
 from tcab.validation.proofs import read_proof
 from tcab.view import files, review, transcript
 from tcab.view.paths import PathRefused, confined, inside, smuggled

@@ -28,7 +28,6 @@ from tcab.catalog import resolve_case
 from tcab.results import open_db, record_run, record_validation
 from tcab.validation.proofs import collect_proofs
 from tests.support.paths import CATALOG_FIXTURES
-from tests.support.results_rows import run_row
 from tests.support.run_folders import write_run
 from tests.support.settings import cli_env, run_tcab, tmp_settings
 
