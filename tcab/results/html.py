@@ -182,6 +182,12 @@ def _group(group: GroupReport, conn: sqlite3.Connection, linker: _Linker) -> str
             [[str(r[0]), escape(r[1] or ""), _link(linker.replay(r[2], r[6]), r[2][:12]),
               str(r[3] if r[3] is not None else "draw"), escape(r[4] or ""), str(r[5] or "")]
              for r in replays], left=3) + "</details>")
+    if group.reviews:
+        out.append("<h3>Human reviews</h3>" + _table(
+            ["run", "harness", "model", "reviewer", "checklist", "rating", "reviews", "reviewed"],
+            [[_link(linker.href(r.run_dir), r.run_id), escape(r.harness), escape(r.model or "—"),
+              escape(r.reviewer), f"{r.score:g}/{r.max_score:g}", escape(r.rating or "—"), str(r.reviews),
+              escape(r.reviewed_at)] for r in group.reviews], left=4))
     if group.players:
         out.append("<h3>All recorded matches</h3>" + _table(
             ["participant", "matches", "W", "D", "L", "F", "win rate"],

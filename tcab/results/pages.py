@@ -40,6 +40,11 @@ def run_validation(conn: sqlite3.Connection, run_id: str) -> dict | None:
     return _one(conn, "SELECT * FROM validations WHERE run_id = ?", [run_id])
 
 
+def run_proofs(conn: sqlite3.Connection, run_id: str) -> list[dict]:
+    """The proofs recorded with the run's validation, in declaration order."""
+    return _all(conn, "SELECT * FROM proofs WHERE run_id = ? ORDER BY seq", [run_id])
+
+
 def run_builds(conn: sqlite3.Connection, run_id: str) -> list[dict]:
     """The controller build of an adversarial run (none or one row)."""
     return _all(conn, "SELECT * FROM builds WHERE source = ?", [run_id])

@@ -21,6 +21,7 @@ import sqlite_utils
 from tcab.errors import ResultsError
 from tcab.outcomes import RunStatus, run_status_after
 from tcab.results.schema import (
+    PROOF_STATUSES,
     RUN_STATUSES,
     SEAT_OUTCOMES,
     TABLES,
@@ -85,20 +86,29 @@ def record_validation(db: sqlite_utils.Database, validation: Mapping[str, Any]) 
     ``checks`` and ``screenshots`` may be lists (stored as JSON).
     ``toolchain`` (optional) lists its ``[toolchain]`` results
     (``toolchain_results`` rows without ``run_id``, in run order); they
-    replace the run's previous ones in the same transaction.
+    replace the run's previous ones in the same transaction. ``proofs``
+    (optional: the proofs found in the run's tree, dicts with ``id``, ``name``,
+    ``dest``, ``kind``, ``status``, ``size``, ``sha256``, ``detail``) replace
+    the run's rows of the ``proofs`` table.
     Raises ResultsError for an unknown or missing key or an unknown status.
     """
     if not isinstance(validation, Mapping):
         raise ResultsError(f"validations: expected a dict, got {type(validation).__name__}")
-    row = _row("validations", {k: v for k, v in validation.items() if k != "toolchain"})
+    proofs = validation.get("proofs")
+    row = _row("validations", {k: v for k, v in validation.items() if k not in ("toolchain", "proofs")})
     _check_choice("validations", "status", row["status"], VALIDATION_STATUSES)
     tools = _toolchain_rows(row["run_id"], validation.get("toolchain") or ())
+    proof_rows = _proof_rows(row["run_id"], proofs)
     with write_transaction(db):
         _upsert(db, "validations", row)
         if tools or db["toolchain_results"].exists():  # a caller may hold a pre-0008 database
             db.execute("DELETE FROM toolchain_results WHERE run_id = ?", [row["run_id"]])
         for tool in tools:
             _upsert(db, "toolchain_results", tool)
+        if proofs is not None:
+            db.execute("DELETE FROM proofs WHERE run_id = ?", [row["run_id"]])
+            for proof_row in proof_rows:
+                _upsert(db, "proofs", proof_row)
         found = db.execute("SELECT status FROM runs WHERE id = ?", [row["run_id"]]).fetchone()
         if found is not None and found[0] in RUN_STATUSES:
             before = RunStatus(found[0])
@@ -125,6 +135,22 @@ def _toolchain_rows(run_id: str, tools: Sequence[Mapping[str, Any]]) -> list[dic
         r["gates"] = int(r["name"] == "typecheck" and r["status"] == "failed")
         rows.append(r)
     _check_unique("toolchain_results", rows, ("name",))
+    return rows
+
+
+def _proof_rows(run_id: str, proofs: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
+    if proofs is None:
+        return []
+    if isinstance(proofs, str | bytes) or not isinstance(proofs, Sequence):
+        raise ResultsError(f"validations.proofs: expected a list, got {type(proofs).__name__}")
+    rows = []
+    for seq, proof in enumerate(proofs):
+        if not isinstance(proof, Mapping):
+            raise ResultsError(f"proofs: expected a dict, got {type(proof).__name__}")
+        values = {("proof_id" if k == "id" else k): v for k, v in proof.items()}
+        rows.append(_row("proofs", {**values, "run_id": run_id, "seq": seq}))
+        _check_choice("proofs", "status", rows[-1]["status"], PROOF_STATUSES)
+    _check_unique("proofs", rows, ("proof_id",))
     return rows
 
 

@@ -103,6 +103,22 @@ class TournamentReport:
 
 
 @dataclass(frozen=True, slots=True)
+class ReviewSummary:
+    """The current human review of one run (tcab.results.reviews)."""
+
+    run_id: str
+    harness: str
+    model: str | None
+    reviewer: str
+    reviewed_at: str
+    score: float        # the weights of the items passed
+    max_score: float    # the weights of all items
+    rating: str | None  # the worst of the domains' ratings
+    reviews: int        # reviews recorded for the run, this one included
+    run_dir: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class GroupReport:
     """Everything recorded for one (case, version, variant)."""
 
@@ -113,6 +129,7 @@ class GroupReport:
     baselines: tuple[BaselineBuild, ...] = ()
     players: tuple[PlayerSummary, ...] = ()
     tournaments: tuple[TournamentReport, ...] = ()
+    reviews: tuple[ReviewSummary, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +181,7 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(),
     groups: dict[tuple[str, str, str], dict] = {}
 
     def group(key: tuple[str, str, str]) -> dict:
-        return groups.setdefault(key, {"runs": [], "players": [], "tournaments": []})
+        return groups.setdefault(key, {"runs": [], "players": [], "tournaments": [], "reviews": []})
 
     for key, summary in _run_summaries(conn, filters):
         group(key)["runs"].append(summary)
@@ -172,6 +189,8 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(),
         group(key)["players"].append(player)
     for key, tournament in _tournaments(conn, filters):
         group(key)["tournaments"].append(tournament)
+    for key, review in _reviews(conn, filters):
+        group(key)["reviews"].append(review)
     baselines = _baselines(conn, filters)
     if filters.harness is None:
         # Baselines alone (no runs yet) still make their case version visible.
@@ -183,6 +202,7 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(),
             case_slug=key[0], case_version=key[1], variant=key[2],
             runs=tuple(parts["runs"]), baselines=tuple(baselines.get(key[:2], ())),
             players=tuple(parts["players"]), tournaments=tuple(parts["tournaments"]),
+            reviews=tuple(parts["reviews"]),
         )
         for key, parts in sorted(groups.items())
     )
@@ -276,6 +296,20 @@ def _run_summaries(conn: sqlite3.Connection, filters: Filters):
             validations_passed=int(v_ok), validations=v_total,
             typechecks_passed=int(tc_ok), typechecks=int(tc_ok + tc_failed), broken=int(tc_failed),
         )
+
+
+def _reviews(conn: sqlite3.Connection, filters: Filters):
+    """The current review of each reviewed run, newest first (reviews are
+    written by people: few, so no running totals are needed)."""
+    where, params = _where(filters, "r", harness="r.harness")
+    where += (" AND " if where else " WHERE ") + "v.current = 1"
+    for row in conn.execute(
+        f"""SELECT r.case_slug, r.case_version, r.variant, v.run_id, r.harness, r.model, v.reviewer,
+                   v.reviewed_at, v.score, v.max_score, v.rating,
+                   (SELECT count(*) FROM reviews h WHERE h.run_id = v.run_id), r.run_dir
+            FROM reviews v JOIN runs r ON r.id = v.run_id{where}
+            ORDER BY r.case_slug, r.case_version, r.variant, v.reviewed_at DESC, v.id DESC""", params):
+        yield tuple(row[:3]), ReviewSummary(*row[3:])
 
 
 def _baselines(conn: sqlite3.Connection, filters: Filters) -> dict[tuple[str, str], list]:

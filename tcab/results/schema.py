@@ -17,13 +17,19 @@ from dataclasses import dataclass
 
 from tcab.outcomes import RUN_STATUSES, SEAT_OUTCOMES, VALIDATION_STATUSES
 
-__all__ = ["MIGRATIONS", "RUN_STATUSES", "SCHEMA_VERSION", "SEAT_OUTCOMES", "TABLES", "VALIDATION_STATUSES", "Migration"]
+__all__ = ["MIGRATIONS", "PROOF_STATUSES", "REVIEW_RATINGS", "REVIEW_VERDICTS", "RUN_STATUSES", "SCHEMA_VERSION", "SEAT_OUTCOMES", "TABLES", "VALIDATION_STATUSES", "Migration"]
 
 # What the shipped migrations checked; later statuses come with a migration
 # of their own (0005, 0006), so these stay as they were.
 _VALIDATION_STATUSES_0004 = ("passed", "failed", "error")
 _RUN_STATUSES_0001 = ("completed", "timed_out", "hung", "harness_error", "infrastructure", "canceled")
 _SEAT_OUTCOMES_0001 = ("win", "draw", "loss", "forfeit")
+#: A proof found in a run's tree (tcab.validation.proofs), as 0007 checks it.
+PROOF_STATUSES = ("present", "missing", "refused")
+#: The original's functional rating of a domain, best to worst; a run's
+#: rating is the worst of its domains'.
+REVIEW_RATINGS = ("flawless", "great", "passable", "scuffed", "broken")
+REVIEW_VERDICTS = ("pass", "fail")
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,6 +401,90 @@ _TOOLCHAIN_RESULTS = (
     "CREATE INDEX idx_toolchain_results_name ON toolchain_results (name, status)",
 )
 
+# Proofs found per run (written with its validation); the reviewer material of
+# each case version and variant (domains, checklist items), replaced when a
+# review is recorded against it; and the reviews themselves. A run has at most
+# one current review (the partial unique index); a new one marks the previous
+# one not current in the same transaction, so the history stays. Reviews point
+# at no other table: rebuilding runs (as 0005 did) must never drop them.
+_REVIEWS = (
+    f"""
+    CREATE TABLE proofs (
+        run_id TEXT NOT NULL,
+        proof_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        name TEXT,
+        dest TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN {_in(PROOF_STATUSES)}),
+        size INTEGER,
+        sha256 TEXT,
+        detail TEXT,
+        PRIMARY KEY (run_id, proof_id)
+    )""",
+    """
+    CREATE TABLE review_domains (
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        domain_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        description TEXT,
+        case_digest TEXT,
+        PRIMARY KEY (case_slug, case_version, variant, domain_id)
+    )""",
+    """
+    CREATE TABLE review_items (
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        title TEXT NOT NULL,
+        text TEXT NOT NULL,
+        weight REAL NOT NULL CHECK (weight > 0),
+        reference TEXT,
+        proof TEXT,
+        domain TEXT,
+        case_digest TEXT,
+        PRIMARY KEY (case_slug, case_version, variant, item_id)
+    )""",
+    f"""
+    CREATE TABLE reviews (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL,
+        current INTEGER NOT NULL CHECK (current IN (0, 1)),
+        reviewer TEXT NOT NULL,
+        reviewed_at TEXT NOT NULL,
+        note TEXT NOT NULL,
+        score REAL NOT NULL,
+        max_score REAL NOT NULL,
+        rating TEXT CHECK (rating IS NULL OR rating IN {_in(REVIEW_RATINGS)}),
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        case_digest TEXT
+    )""",
+    "CREATE UNIQUE INDEX idx_reviews_current ON reviews (run_id) WHERE current = 1",
+    "CREATE INDEX idx_reviews_run ON reviews (run_id, id)",
+    f"""
+    CREATE TABLE review_verdicts (
+        review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE,
+        item_id TEXT NOT NULL,
+        verdict TEXT NOT NULL CHECK (verdict IN {_in(REVIEW_VERDICTS)}),
+        weight REAL NOT NULL,
+        PRIMARY KEY (review_id, item_id)
+    )""",
+    f"""
+    CREATE TABLE review_ratings (
+        review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE,
+        domain_id TEXT NOT NULL,
+        rating TEXT NOT NULL CHECK (rating IN {_in(REVIEW_RATINGS)}),
+        PRIMARY KEY (review_id, domain_id)
+    )""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
@@ -402,7 +492,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_validations", _VALIDATIONS),
     Migration("0005_run_status_vocabulary", _RUN_STATUS_VOCABULARY),
     Migration("0006_validation_catastrophic", _VALIDATION_VOCABULARY),
-    # 0007 is another change merged beside this one; the names record the order.
+    Migration("0007_proofs_and_reviews", _REVIEWS),
     Migration("0008_toolchain_results", _TOOLCHAIN_RESULTS),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -477,5 +567,7 @@ TABLES: dict[str, TableSpec] = {
         ),
         _spec("toolchain_results", "run_id name seq command status exit_code duration_s output detail gates",
               "run_id name", "run_id name command status"),
+        _spec("proofs", "run_id proof_id seq name dest kind status size sha256 detail",
+              "run_id proof_id", "run_id proof_id dest kind status"),
     )
 }

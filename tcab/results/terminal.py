@@ -125,6 +125,16 @@ def _group(console: Console, group: GroupReport) -> None:
                 *(str(v if v is not None else "—") for v in (s.wins, s.draws, s.losses, s.forfeits)),
             )))
         console.print(table.render())
+    if group.reviews:
+        table = Grid("Human reviews", [("run", "left"), ("harness", "left"), ("model", "left"),
+                                       ("reviewer", "left"), ("checklist", "right"), ("rating", "left"),
+                                       ("reviews", "right"), ("reviewed", "left")])
+        for r in group.reviews:
+            table.add_row(Text(r.run_id), Text(r.harness), Text(r.model or "—"), Text(r.reviewer),
+                          Text(f"{_points(r.score)}/{_points(r.max_score)}"),
+                          Text(r.rating or "—", style="red" if r.rating == "broken" else ""),
+                          Text(str(r.reviews)), Text(r.reviewed_at))
+        console.print(table.render())
     if group.players:
         table = Grid("Recorded matches", [("participant", "left")] + [
             (c, "right") for c in ("matches", "W", "D", "L", "F", "win rate")])
@@ -133,6 +143,11 @@ def _group(console: Console, group: GroupReport) -> None:
                 p.label, f"{p.matches:,}", f"{p.wins:,}", f"{p.draws:,}", f"{p.losses:,}",
                 f"{p.forfeits:,}", f"{p.win_rate:.1%}")))
         console.print(table.render())
+
+
+def _points(value: float) -> str:
+    """A checklist score: weights are whole numbers in practice, shown without ``.0``."""
+    return f"{value:g}"
 
 
 def _count(n: int, status: RunStatus) -> Text:

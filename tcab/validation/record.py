@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tcab.outcomes import VALIDATION_STATUSES, run_status_after
+from tcab.validation.proofs import ProofRecord
 from tcab.validation.toolchain import ToolResult, gate_of
 
 if TYPE_CHECKING:  # checks.py imports the browser check, which imports this module
@@ -75,6 +76,9 @@ class ValidationRecord:
     # pass/fail, so they leave ``status`` alone; in validation.json, not the row.
     check_results: tuple[CheckResult, ...] = ()
     toolchain: tuple[ToolResult, ...] = ()
+    # The case's [[proof]]s as found in the run's tree (informational); in the
+    # row they go to the ``proofs`` table (``record_validation``).
+    proofs: tuple[ProofRecord, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -95,6 +99,7 @@ class ValidationRecord:
             "screenshots": list(self.screenshots), "image_digest": self.image_digest,
             "duration_s": round(self.duration_s, 3), "validated_at": self.validated_at,
             "toolchain": [t.row() for t in self.toolchain],
+            "proofs": [p.to_json() for p in self.proofs],
         }
 
     def to_json(self) -> dict:

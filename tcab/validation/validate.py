@@ -13,7 +13,9 @@
    ``validation/checks/<view>.png``, SSIM against the reference.
 4. The record, its checks and the build log land in
    ``results/runs/<run-id>/validation/validation.json`` (atomically), the
-   screenshots beside it as ``<view>.png``. Recording the row in
+   screenshots beside it as ``<view>.png``, with each ``[[proof]]`` found
+   present, missing or refused in the collected tree
+   (:mod:`tcab.validation.proofs`). Recording the row in
    ``results.db`` is the caller's (``tcab validate``, the ``validate`` task).
 5. A page that never loaded makes a ``completed`` run ``catastrophic``:
    ``run.json`` is rewritten with that status (and back to ``completed``
@@ -56,6 +58,7 @@ from tcab.validation.case_checks import case_check_specs
 from tcab.validation.checks import CheckLimits, CheckResult, CheckSpec, check_specs, run_checks
 from tcab.validation.container import build_site
 from tcab.validation.mockup_cache import mockup_cache_dir
+from tcab.validation.proofs import collect_proofs
 from tcab.validation.record import Check, ValidationRecord, judge, run_status_after
 from tcab.validation.toolchain import GATING_COMMAND, ToolchainLimits, ToolResult, harness_secrets
 
@@ -126,6 +129,8 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
         checks = case_check_specs(case, case.variant(run.variant), mockup_cache_dir(settings.build_dir),
                                   run.run_dir / VALIDATION_DIR)
     checks = check_specs(checks)
+    # The [[proof]]s, as the run left them (informational: no status depends on them).
+    proofs = collect_proofs(case.proofs_for(case.variant(run.variant)), run.tree)
     browser = browser or BrowserLimits()
     if settle_s is not None:
         browser = dataclasses.replace(browser, settle_s=settle_s)
@@ -142,7 +147,7 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
     record = ValidationRecord(run.id, case.slug, case.version, case_digest(case), run.variant, out.status,
                               tuple(out.checks), out.detail, out.log, screenshots, out.image_digest,
                               time.perf_counter() - started, toolchain=out.toolchain,
-                              check_results=out.check_results)
+                              check_results=out.check_results, proofs=proofs)
     write_text(run.run_dir / VALIDATION_DIR / "validation.json", json.dumps(record.to_json(), indent=1, sort_keys=True))
     _mark_run(run, record)
     return record

@@ -1,7 +1,10 @@
 """The ``tcab view`` web app: Starlette routes over results.db and the run folders.
 
-Read-only: every route answers GET (and HEAD) only, the database is opened
-``mode=ro``, and nothing is written. Every path taken from a URL goes
+Read-only but for one form: every route answers GET (and HEAD) only, the
+database is opened ``mode=ro``, and nothing is written, except the human
+review of a run (``POST /runs/<id>/review``, :mod:`tcab.view.review`),
+which :class:`Guard` fences (loopback client, same origin, bounded form)
+and which must carry the run page's token. Every path taken from a URL goes
 through :mod:`tcab.view.paths` (confined to results/ or the catalog); the
 raw bytes of a run's files are served with ``Content-Security-Policy:
 sandbox`` so a hostile HTML or SVG file cannot script this origin, and a
@@ -10,7 +13,10 @@ replay plays in a sandboxed frame whose page may fetch nothing.
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import re
+import secrets
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -19,16 +25,19 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from tcab.errors import ResultsError
+from tcab.errors import CatalogError, ResultsError
 from tcab.results import pages
 from tcab.results.charts import outcome_chart, rating_chart
 from tcab.results.report import build_report
+from tcab.results.reviews import ReviewMaterial, record_review, run_reviews
 from tcab.results.schema import SCHEMA_VERSION
-from tcab.view import files, transcript
+from tcab.validation.proofs import read_proof
+from tcab.view import files, review, transcript
 from tcab.view.paths import PathRefused, confined, inside, smuggled
 from tcab.view.player import PLAYER_CSP, player_page, renderer_path
 
@@ -44,6 +53,13 @@ _PAGE_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe
              "script-src 'self' 'unsafe-inline'; frame-src 'self'; object-src 'none'; "
              "base-uri 'none'; form-action 'self'; frame-ancestors 'self'")
 
+
+# The one path a POST may reach (the review form of a run).
+_REVIEW_PATH = re.compile(r"/runs/[^/]+/review")
+# A case's HTML mockup shown beside a review item: no script, and nothing
+# loaded from anywhere but this app (its stylesheets and images).
+_MOCKUP_CSP = ("sandbox; default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+               "font-src 'self' data:; script-src 'none'; object-src 'none'")
 
 _FAVICON = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
             b'<rect width="16" height="16" rx="3" fill="#263238"/></svg>')
@@ -137,6 +153,8 @@ def create_app(config: ViewConfig) -> Starlette:
     """The ASGI app over ``config`` (checked with :func:`check_database` first)."""
     check_database(config.db_path)
     env = _env()
+    # Signs the review form's token: made anew each start, never written anywhere.
+    key = secrets.token_bytes(32)
     results = config.results_dir.resolve()
 
     def render(name: str, status: int = 200, **context) -> HTMLResponse:
@@ -195,6 +213,7 @@ def create_app(config: ViewConfig) -> Starlette:
             stages = pages.run_stages(conn, run_id)
             validation = pages.run_validation(conn, run_id)
             builds = pages.run_builds(conn, run_id)
+            proofs = pages.run_proofs(conn, run_id)
         finally:
             conn.close()
         page = _page(request.query_params.get("page"))
@@ -206,9 +225,89 @@ def create_app(config: ViewConfig) -> Starlette:
         shots = {Path(str(s)).stem: str(s) for s in _json_list(validation.get("screenshots"))} \
             if validation else {}
         references = _references(config.catalog_dir, row)
+        rev = review_part(row, folder)
         return render("run.html", run=row, stages=stages, validation=validation, checks=checks,
                       shots=shots, references=references, builds=builds, events=events,
-                      tree=tree, has_folder=folder is not None)
+                      tree=tree, has_folder=folder is not None, review=rev, proofs=proofs)
+
+    def review_part(row: dict, folder: Path | None) -> dict | None:
+        """What the Human review section shows, or None when there is nothing to review."""
+        case = _case(config.catalog_dir, row["case_slug"], row["case_version"])
+        if case is None or case.type != "end-to-end":
+            return None
+        try:
+            items, domains = review.review_items(case, row["variant"], row["id"],
+                                                 folder / "work" if folder else None)
+        except CatalogError:
+            return None
+        if not items:
+            return None
+        conn = db()
+        try:
+            past = run_reviews(conn, row["id"])
+        finally:
+            conn.close()
+        return {"entries": items, "domains": domains, "ratings": review.RATINGS, "limits": review.LIMITS,
+                "token": review.form_token(key, row["id"]), "reviews": past,
+                "current": past[0] if past and past[0]["current"] else None}
+
+    async def review_post(request: Request):
+        run_id = request.path_params["run_id"]
+        try:
+            fields = await review.read_form(request.receive)
+            submitted = review.parse_review(run_id, fields, key)
+        except review.ForgedReview as exc:
+            return render("error.html", 403, title="Refused", message=str(exc))
+        except review.BadReview as exc:
+            return render("error.html", 400, title="Review not recorded", message=str(exc))
+        conn = db()
+        try:
+            row, folder = run_dir(conn, run_id)
+        finally:
+            conn.close()
+        case = _case(config.catalog_dir, row["case_slug"], row["case_version"])
+        if case is None or case.type != "end-to-end" or folder is None:
+            return render("error.html", 400, title="Review not recorded",
+                          message="this run has nothing to review (no end-to-end case or no run folder)")
+        try:
+            material = ReviewMaterial.of_case(case, row["variant"], row.get("case_digest"))
+            await run_in_threadpool(_write_review, config.db_path, submitted, material, folder)
+        except (ResultsError, CatalogError) as exc:
+            return render("error.html", 400, title="Review not recorded", message=str(exc))
+        return RedirectResponse(f"/runs/{run_id}#review", status_code=303)
+
+    def run_proof(request: Request):
+        run_id, proof_id = request.path_params["run_id"], request.path_params["proof_id"]
+        conn = db()
+        try:
+            row, folder = run_dir(conn, run_id)
+        finally:
+            conn.close()
+        case = _case(config.catalog_dir, row["case_slug"], row["case_version"])
+        proof = None
+        if case is not None and folder is not None:
+            try:
+                proof = next((p for p in case.proofs_for(case.variant(row["variant"])) if p.id == proof_id), None)
+            except CatalogError:
+                proof = None
+        found = read_proof(folder / "work", proof) if proof is not None else None
+        if found is None:
+            raise NotFound(f"no proof {proof_id!r} present in run {run_id}")
+        data, media = found
+        return Response(data, media_type=media, headers={"Content-Security-Policy": "sandbox"})
+
+    def case_mockup(request: Request):
+        p = request.path_params
+        case = _case(config.catalog_dir, p["slug"], p["version"])
+        if case is None:
+            raise NotFound(f"no case {p['slug']}@{p['version']} in the catalog")
+        path = confined(case.root, p["path"])
+        if path.suffix.lower() not in (".html", ".htm") or not path.is_file():
+            raise NotFound(f"{p['path']}: no such mockup")
+        with open(path, "rb") as fh:
+            data = fh.read(files.MAX_SHOWN * 8)
+        return Response(data, media_type="text/html; charset=utf-8",
+                        headers={"Content-Security-Policy": _MOCKUP_CSP})
 
     def run_tree(request: Request):
         run_id, rel = request.path_params["run_id"], request.path_params.get("path", "")
@@ -329,7 +428,10 @@ def create_app(config: ViewConfig) -> Starlette:
         Route("/runs/{run_id}/tree/", run_tree),
         Route("/runs/{run_id}/tree/{path:path}", run_tree),
         Route("/runs/{run_id}/raw/{path:path}", run_raw),
+        Route("/runs/{run_id}/review", review_post, methods=["POST"]),
+        Route("/runs/{run_id}/proof/{proof_id}", run_proof),
         Route("/cases/{slug}/{version}/raw/{path:path}", case_raw),
+        Route("/cases/{slug}/{version}/mockup/{path:path}", case_mockup),
         Route("/matches/{key}", match_page),
         Route("/matches/{key}/replay.json", lambda r: match_replay(r, player=False)),
         Route("/matches/{key}/player", lambda r: match_replay(r, player=True)),
@@ -353,8 +455,9 @@ def create_app(config: ViewConfig) -> Starlette:
 
 
 class Guard:
-    """ASGI wrapper: GET/HEAD only, known Host names only (no DNS rebinding),
-    no smuggled separators, and the security headers on every answer."""
+    """ASGI wrapper: GET/HEAD only (and a fenced POST to a run's review form),
+    known Host names only (no DNS rebinding), no smuggled separators, and the
+    security headers on every answer."""
 
     def __init__(self, app, hosts: tuple[str, ...]):
         self.app = app
@@ -377,7 +480,10 @@ class Guard:
                 if b"content-security-policy" not in names:
                     headers.append((b"content-security-policy", _PAGE_CSP.encode()))
                 headers += [(b"x-content-type-options", b"nosniff"),
-                            (b"referrer-policy", b"no-referrer"),
+                            # Nothing of a URL of the app leaves it; within it, the
+                            # browser states the real Origin the review form is checked by
+                            # (under no-referrer it would send "Origin: null").
+                            (b"referrer-policy", b"same-origin"),
                             (b"cache-control", b"no-store")]
                 message = {**message, "headers": headers}
             await send(message)
@@ -385,9 +491,14 @@ class Guard:
         await self.app(scope, receive, send_with_headers)
 
     def _problem(self, scope) -> tuple[int, str] | None:
-        if scope["method"] not in ("GET", "HEAD"):
-            return 405, "tcab view is read-only: GET only"
-        host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1").lower()
+        headers = dict(scope.get("headers", []))
+        host = headers.get(b"host", b"").decode("latin-1").lower()
+        if scope["method"] == "POST" and _REVIEW_PATH.fullmatch(scope["path"]):
+            refused = _post_problem(scope, headers, host)
+            if refused is not None:
+                return refused
+        elif scope["method"] not in ("GET", "HEAD"):
+            return 405, "tcab view is read-only: GET only (and the review form)"
         name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
         if name not in self.hosts:
             return 421, f"unknown Host {host!r}: this server answers only {', '.join(sorted(self.hosts))}"
@@ -397,6 +508,41 @@ class Guard:
         if any(part in ("..", ".") for part in scope["path"].split("/")):
             return 400, "'.' and '..' are refused in paths"
         return None
+
+
+def _post_problem(scope, headers: dict, host: str) -> tuple[int, str] | None:
+    """Why a POST to the review form is refused, or None: it must come from
+    this machine, from a page of this server (Origin, and Sec-Fetch-Site when
+    the browser sends it), as a URL-encoded form of a bounded, declared size."""
+    client = (scope.get("client") or ("", 0))[0]
+    try:
+        loopback = ipaddress.ip_address(client).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        return 403, "reviews are taken only from this machine (a loopback client)"
+    origin = headers.get(b"origin", b"").decode("latin-1").lower()
+    if origin != f"http://{host}":
+        return 403, "a review must be posted from this server's own page (Origin)"
+    if headers.get(b"sec-fetch-site", b"same-origin") != b"same-origin":
+        return 403, "a review must be posted from this server's own page (Sec-Fetch-Site)"
+    kind = headers.get(b"content-type", b"").split(b";", 1)[0].strip().decode("latin-1").lower()
+    if kind != review.FORM_TYPE:
+        return 415, f"a review is a {review.FORM_TYPE} form"
+    length = headers.get(b"content-length", b"")
+    if not length.isdigit():
+        return 411, "a review form must declare its Content-Length"
+    if int(length) > review.MAX_REVIEW_BYTES:
+        return 413, f"a review form is at most {review.MAX_REVIEW_BYTES} bytes"
+    return None
+
+
+def _write_review(db_path: Path, submitted, material, folder: Path) -> None:
+    conn = review.open_writer(db_path)
+    try:
+        record_review(conn, submitted, material, run_dir=folder)
+    finally:
+        conn.close()
 
 
 def _page(value: str | None) -> int:
