@@ -22,16 +22,16 @@ memory bound), driven by Playwright over DevTools. Checks:
 
 from __future__ import annotations
 
-import math
 import os
 import stat
 import struct
 import tempfile
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 from tcab.errors import ValidationError
 from tcab.validation.chromium import BrowserUnavailable, running_chromium
+from tcab.validation.limits import check_limits
 from tcab.validation.record import Check
 from tcab.validation.site_server import serve_site
 
@@ -57,16 +57,7 @@ class BrowserLimits:
     max_file_bytes: int = 64 * 1024**2   # one file the site server sends
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-            ok = ok and (value >= 0 if f.name == "settle_s" else value > 0)
-            if f.type == "int" and not isinstance(value, int):
-                ok = False
-            if not ok:
-                accepted = "a finite number >= 0" if f.name == "settle_s" else (
-                    "a positive integer" if f.type == "int" else "a finite positive number")
-                raise ValidationError(f"browser limit {f.name}: expected {accepted}, got {value!r}")
+        check_limits(self, "browser", ValidationError)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,14 +26,13 @@ Playwright, windows blocked by Chromium, requests outside the site aborted.
 from __future__ import annotations
 
 import io
-import math
 import os
 import re
 import stat
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcab.atomic import write_bytes
@@ -61,6 +60,7 @@ from tcab.validation.browser import (
     png_size,
 )
 from tcab.validation.chromium import running_chromium
+from tcab.validation.limits import check_limits
 from tcab.validation.site_server import serve_site
 
 __all__ = ["Action", "ActionError", "CheckLimits", "CheckResult", "CheckSpec", "Click", "Hold", "Key",
@@ -132,12 +132,7 @@ class CheckLimits:
     settle_s: float = 0.4            # after load and after the actions (the original's 400 ms)
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-            if not (ok and (value >= 0 if f.name == "settle_s" else value > 0)):
-                accepted = "a finite number >= 0" if f.name == "settle_s" else "a finite positive number"
-                raise ValidationError(f"check limit {f.name}: expected {accepted}, got {value!r}")
+        check_limits(self, "check", ValidationError)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,13 +31,14 @@ import tempfile
 import time
 import urllib.parse
 from contextlib import ExitStack
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
 from tcab.catalog.toml import display_path
 from tcab.errors import SeedError
 from tcab.validation.chromium import BrowserUnavailable, running_chromium
+from tcab.validation.limits import check_limits
 from tcab.validation.site_server import Refused, request_components, serve_site
 
 DEFAULT_VIEWPORT = (1280, 720)
@@ -59,16 +60,7 @@ class MockupLimits:
     max_file_bytes: int = 32 * 1024**2   # one file the mockup (or the mockup itself) loads
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-            ok = ok and (value >= 0 if f.name == "settle_s" else value > 0)
-            if f.type == "int" and not isinstance(value, int):
-                ok = False
-            if not ok:
-                accepted = "a finite number >= 0" if f.name == "settle_s" else (
-                    "a positive integer" if f.type == "int" else "a finite positive number")
-                raise SeedError(f"mockup limit {f.name}: expected {accepted}, got {value!r}")
+        check_limits(self, "mockup", SeedError)
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,16 +25,16 @@ tree's ``node_modules``), so they run where the build ran: never on the host.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 from tcab.catalog.model import Toolchain
 from tcab.errors import HarnessError, ValidationError
 from tcab.runs.secrets import Redactor
 from tcab.runtime import ContainerBuild, ExecEnd, ExecOptions
+from tcab.validation.limits import check_limits
 
 #: How one toolchain command ended (the ``toolchain_results.status`` vocabulary).
 TOOL_STATUSES = ("passed", "failed", "timed_out", "not_run")
@@ -57,14 +57,7 @@ class ToolchainLimits:
     tail_bytes: int = 4096
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0
-            if f.type == "int" and not isinstance(value, int):
-                ok = False
-            if not ok:
-                accepted = "a positive integer" if f.type == "int" else "a finite positive number"
-                raise ValidationError(f"toolchain limit {f.name}: expected {accepted}, got {value!r}")
+        check_limits(self, "toolchain", ValidationError)
 
 
 @dataclass(frozen=True, slots=True)
