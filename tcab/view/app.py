@@ -193,6 +193,14 @@ def create_app(config: ViewConfig) -> Starlette:
         return render("runs.html", case=case, version=version, variant=variant, page=page,
                       rows=rows[:RUNS_PER_PAGE], more=len(rows) > RUNS_PER_PAGE)
 
+    def run_folder(run_id: str) -> tuple[dict, Path | None]:
+        """:func:`run_dir` on a connection of its own."""
+        conn = db()
+        try:
+            return run_dir(conn, run_id)
+        finally:
+            conn.close()
+
     def run_dir(conn: sqlite3.Connection, run_id: str) -> tuple[dict, Path | None]:
         row = pages.run_row(conn, run_id)
         if row is None:
@@ -260,11 +268,7 @@ def create_app(config: ViewConfig) -> Starlette:
             return render("error.html", 403, title="Refused", message=str(exc))
         except review.BadReview as exc:
             return render("error.html", 400, title="Review not recorded", message=str(exc))
-        conn = db()
-        try:
-            row, folder = run_dir(conn, run_id)
-        finally:
-            conn.close()
+        row, folder = run_folder(run_id)
         case = _case(config.catalog_dir, row["case_slug"], row["case_version"])
         if case is None or case.type != "end-to-end" or folder is None:
             return render("error.html", 400, title="Review not recorded",
@@ -278,11 +282,7 @@ def create_app(config: ViewConfig) -> Starlette:
 
     def run_proof(request: Request):
         run_id, proof_id = request.path_params["run_id"], request.path_params["proof_id"]
-        conn = db()
-        try:
-            row, folder = run_dir(conn, run_id)
-        finally:
-            conn.close()
+        row, folder = run_folder(run_id)
         case = _case(config.catalog_dir, row["case_slug"], row["case_version"])
         proof = None
         if case is not None and folder is not None:
@@ -311,11 +311,7 @@ def create_app(config: ViewConfig) -> Starlette:
 
     def run_tree(request: Request):
         run_id, rel = request.path_params["run_id"], request.path_params.get("path", "")
-        conn = db()
-        try:
-            _, folder = run_dir(conn, run_id)
-        finally:
-            conn.close()
+        _, folder = run_folder(run_id)
         if folder is None:
             raise NotFound(f"run {run_id} has no folder under results/")
         target = confined(folder / "work", rel)
@@ -333,11 +329,7 @@ def create_app(config: ViewConfig) -> Starlette:
 
     def run_raw(request: Request):
         run_id, rel = request.path_params["run_id"], request.path_params["path"]
-        conn = db()
-        try:
-            _, folder = run_dir(conn, run_id)
-        finally:
-            conn.close()
+        _, folder = run_folder(run_id)
         if folder is None:
             raise NotFound(f"run {run_id} has no folder under results/")
         return _raw(confined(folder, rel))
