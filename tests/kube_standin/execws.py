@@ -16,8 +16,8 @@ the command's pipe in the container.
 from __future__ import annotations
 
 import asyncio
-import json
 import concurrent.futures
+import json
 import socket
 import struct
 import threading
