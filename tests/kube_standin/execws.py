@@ -6,14 +6,21 @@ Every frame is binary: one channel byte, then data (0 stdin, 1 stdout,
 channel"). When the command ends the server sends its status on channel 3
 and closes, as a kubelet does. ``Faults.stream_idle_timeout_s`` closes a
 stream with no status after that long without a frame either way.
+
+Output flows with backpressure, as a kubelet's blocking copy does: the
+frames between Podman's socket and the WebSocket wait in a bounded queue,
+so a client that reads slowly stops the reader thread, then Podman, then
+the command's pipe in the container.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import socket
 import struct
+import threading
 import time
 
 from aiohttp import WSMsgType, web
@@ -21,6 +28,8 @@ from aiohttp import WSMsgType, web
 from tests.kube_standin import node
 
 STDIN, STDOUT, STDERR, STATUS, CLOSE = 0, 1, 2, 3, 255
+#: Frames (Podman's, up to 64 KiB each) waiting for the WebSocket.
+_QUEUE_FRAMES = 16
 
 
 def status_frame(code: int | None) -> bytes:
@@ -43,24 +52,49 @@ def _start(cid: str, command: list[str], stdin: bool):
     return exec_id, sock._sock
 
 
-def _read_frames(sock: socket.socket, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue) -> None:
-    """Podman's multiplexed exec stream (8-byte headers) into ``queue``."""
+def _read_frames(sock: socket.socket, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue,
+                 gone: threading.Event) -> None:
+    """Podman's multiplexed exec stream (8-byte headers) into ``queue``,
+    blocking while it is full. Once ``gone`` is set (the WebSocket ended),
+    read on and discard to the end: an unread exec stream keeps Podman from
+    reaping the killed command, and the pod's container could not be
+    removed (a kubelet's runtime reaps whatever its streams do). This thread
+    owns ``sock`` and closes it."""
+
+    def put(item) -> bool:
+        future = asyncio.run_coroutine_threadsafe(queue.put(item), loop)
+        while True:
+            try:
+                future.result(0.2)
+                return True
+            except concurrent.futures.TimeoutError:
+                if gone.is_set():
+                    future.cancel()
+                    return False
+
     buf = b""
     try:
-        while True:
-            data = sock.recv(1 << 16)
-            if not data:
-                break
+        while data := sock.recv(1 << 16):
+            if gone.is_set():
+                continue
             buf += data
             while len(buf) >= 8:
                 kind, size = buf[0], struct.unpack(">I", buf[4:8])[0]
                 if len(buf) < 8 + size:
                     break
-                loop.call_soon_threadsafe(queue.put_nowait, (kind, buf[8:8 + size]))
+                if not put((kind, buf[8:8 + size])):
+                    buf = b""
+                    break
                 buf = buf[8 + size:]
     except OSError:
         pass
-    loop.call_soon_threadsafe(queue.put_nowait, None)
+    finally:
+        try:
+            sock.close()
+        except OSError:
+            pass
+    if not gone.is_set():
+        put(None)
 
 
 def _exit_code(exec_id: str) -> int | None:
@@ -94,8 +128,9 @@ async def handle_exec(request: web.Request, cid: str, faults) -> web.WebSocketRe
                                                           "message": f"error executing command: {exc}"}).encode())
         await ws.close()
         return ws
-    queue: asyncio.Queue = asyncio.Queue()
-    loop.run_in_executor(None, _read_frames, sock, loop, queue)
+    queue: asyncio.Queue = asyncio.Queue(_QUEUE_FRAMES)
+    gone = threading.Event()
+    loop.run_in_executor(None, _read_frames, sock, loop, queue, gone)
     last = [time.monotonic()]
 
     async def pump_stdin() -> None:
@@ -105,7 +140,10 @@ async def handle_exec(request: web.Request, cid: str, faults) -> web.WebSocketRe
                 continue
             channel, data = msg.data[0], msg.data[1:]
             if channel == STDIN and data:
-                await loop.run_in_executor(None, sock.sendall, data)
+                try:
+                    await loop.run_in_executor(None, sock.sendall, data)
+                except OSError:  # the command's stream ended: what it did not read is lost
+                    return
             elif channel == CLOSE and data[:1] == bytes([STDIN]) and ws.ws_protocol.startswith("v5"):
                 try:
                     sock.shutdown(socket.SHUT_WR)
@@ -137,9 +175,6 @@ async def handle_exec(request: web.Request, cid: str, faults) -> web.WebSocketRe
     except ConnectionResetError:
         pass
     finally:
+        gone.set()  # the reader thread drains and closes the Podman stream
         stdin_task.cancel()
-        try:
-            sock.close()
-        except OSError:
-            pass
     return ws

@@ -12,7 +12,9 @@ than the run user is refused: the pod has no privilege escalation); the
 node pulls the image when the run pod starts, so ``ensure_image`` starts no
 pod and a pull failure is raised by ``start``; the image digest is the
 ``imageID`` the run pod reports (``image_digest``); ``pids_limit`` is the
-node's (kubelet ``podPidsLimit``), not per pod. The constructor checks,
+node's (kubelet ``podPidsLimit``), not per pod; PID 1 is the run's own
+init (:data:`~tcab.runtime.kubernetes.pods.INIT`), since the run user owns
+it: one it cannot signal or trace. The constructor checks,
 before any run starts, that the API server answers, that pods can be
 listed and (a server-side dry run, nothing persisted) created in the
 namespace: a wrong namespace, missing RBAC or a refused setting is an

@@ -11,7 +11,17 @@ on a command line or in a URL.
 
 On timeout, idle window or cancel a second exec SIGKILLs the whole process
 group and session *inside the pod* (the pod's single user owns every
-process, so no root is needed). The exit code comes from the status
+process, so no root is needed).
+
+Output is hostile and may be endless (``yes``). The client library's
+``WSClient.update`` reads every frame already waiting before it returns,
+so a flood kept it reading (and buffering) forever, past any deadline.
+:class:`ExecStream` reads frames itself, at most ``_POLL_BYTES`` per poll:
+what it has not read waits in the socket, so the server's writes block and
+the command's pipe fills in the pod (backpressure, as the docker backend's
+bounded queue). What it read reaches the sink in ``_SLICE``-byte pieces
+with the clock asked between them, so a slow sink cannot hold the loop
+past its deadline either. The exit code comes from the status
 channel (3); a stream that closes without one is a backend failure (what a
 kubelet does at its ``streamingConnectionIdleTimeout``), never a result.
 """
@@ -20,7 +30,9 @@ from __future__ import annotations
 
 import json
 import re
+import select
 import shlex
+import ssl
 import time
 import uuid
 
@@ -28,9 +40,18 @@ from tcab.errors import RuntimeBackendError
 from tcab.runtime.base import ExecEnd, ExecOptions, ExecResult
 from tcab.runtime.exec import _KILL_SCRIPT, _Lines
 
-STDIN, STDOUT, STDERR, STATUS = 0, 1, 2, 3
+STDIN, STDOUT, STDERR, STATUS, CLOSE = 0, 1, 2, 3, 255
 _POLL_S = 0.2
+#: After a timeout, idle window or cancel: how long the kill, then the
+#: killed command's last output, may take together before the result is in.
 _DRAIN_S = 5.0
+#: Bytes one poll reads at most; the rest waits in the socket (backpressure).
+_POLL_BYTES = 1 << 16
+#: Bytes handed to a sink between two looks at the clock.
+_SLICE = 1 << 10
+#: A frame that has begun must arrive within this (a stalled server is a dropped stream).
+_FRAME_S = 60.0
+_STATUS_MAX = 1 << 16  # a Status document is small; more is not kept
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # $0 pid file, $1 workdir, $2 bytes of environment script on stdin, then argv.
@@ -77,22 +98,59 @@ def parse_status(raw: bytes | str) -> tuple[int | None, str]:
 
 
 class ExecStream:
-    """One exec WebSocket, read from the calling thread only."""
+    """One exec WebSocket, read from the calling thread only, a frame at a
+    time (never through ``WSClient.update``, which reads all that waits)."""
 
     def __init__(self, ws):
         self.ws = ws
         self.status = b""
+        if ws.sock is not None:
+            ws.sock.settimeout(_FRAME_S)
 
-    def poll(self, timeout: float) -> tuple[bytes, bytes]:
-        """Wait up to ``timeout`` for frames; return (stdout, stderr) bytes read."""
+    def poll(self, timeout: float, max_bytes: int = _POLL_BYTES) -> tuple[bytes, bytes]:
+        """Wait up to ``timeout`` for a frame, then read the frames already
+        waiting until ``max_bytes``; return the (stdout, stderr) bytes read."""
+        out, err = bytearray(), bytearray()
+        wait = timeout
         try:
-            self.ws.update(timeout=timeout)
+            while self.open and len(out) + len(err) < max_bytes and self._readable(wait):
+                wait = 0
+                self._read_frame(out, err)
         except Exception:  # a dropped socket: treated as closed, judged by the status
             self.ws._connected = False
-        out = self.ws.read_channel(STDOUT) or b""
-        err = self.ws.read_channel(STDERR) or b""
-        self.status += self.ws.read_channel(STATUS) or b""
-        return out, err
+        return bytes(out), bytes(err)
+
+    def _readable(self, timeout: float) -> bool:
+        sock = self.ws.sock
+        if sock is None or not sock.connected:
+            self.ws._connected = False
+            return False
+        raw = sock.sock
+        if isinstance(raw, ssl.SSLSocket) and raw.pending():
+            return True  # decrypted bytes already read off the socket: poll() cannot see them
+        poller = select.poll()
+        poller.register(raw, select.POLLIN)
+        return bool(poller.poll(max(0.0, timeout) * 1000))
+
+    def _read_frame(self, out: bytearray, err: bytearray) -> None:
+        from websocket import ABNF
+
+        op, frame = self.ws.sock.recv_data_frame(True)
+        if op == ABNF.OPCODE_CLOSE:
+            self.ws._connected = False
+            return
+        if op not in (ABNF.OPCODE_BINARY, ABNF.OPCODE_TEXT):
+            return  # ping and pong: the library answers pings itself
+        data = frame.data.encode() if isinstance(frame.data, str) else frame.data
+        if not data or data[0] == CLOSE:  # v5 "close channel": only stdin's matters, and we close it
+            return
+        channel, payload = data[0], data[1:]
+        if channel == STDOUT:
+            out += payload
+        elif channel == STDERR:
+            err += payload
+        elif channel == STATUS:
+            self.status = (self.status + payload)[:_STATUS_MAX]
 
     @property
     def open(self) -> bool:
@@ -107,6 +165,20 @@ class ExecStream:
             self.ws.close()
         except Exception:  # already gone
             pass
+
+
+def _never() -> bool:
+    return False
+
+
+def _feed(lines: _Lines, data: bytes, stop) -> bool:
+    """Hand ``data`` to ``lines`` a slice at a time, asking ``stop()`` before
+    each; False when it said stop (the rest is dropped: it came too late)."""
+    for i in range(0, len(data), _SLICE):
+        if stop():
+            return False
+        lines.feed(data[i:i + _SLICE])
+    return True
 
 
 def run_exec(open_stream, check_pod, argv: list[str], options: ExecOptions) -> ExecResult:
@@ -126,34 +198,39 @@ def run_exec(open_stream, check_pod, argv: list[str], options: ExecOptions) -> E
     out, err = _Lines("stdout", options), _Lines("stderr", options)
     deadline = start + options.timeout_s if options.timeout_s else None
     last_output = start
+
+    def due() -> ExecEnd | None:
+        """The end the clock or a cancel calls for now, None while the command may go on."""
+        now = time.monotonic()
+        if deadline is not None and now >= deadline:
+            return ExecEnd.TIMED_OUT
+        if options.idle_timeout_s is not None and now - last_output >= options.idle_timeout_s:
+            return ExecEnd.IDLE
+        if options.cancel is not None and options.cancel():
+            return ExecEnd.CANCELED
+        return None
+
     end = ExecEnd.EXITED
     try:
         if env:
             stream.send(env)
         while stream.open:
             o, e = stream.poll(_POLL_S)
-            if o:
-                out.feed(o)
-            if e:
-                err.feed(e)
-            now = time.monotonic()
             if o or e:
-                last_output = now
+                last_output = time.monotonic()
+            # A stream that closed holds the last of an ended command's
+            # output (one poll at most): all of it is kept.
+            stop = due if stream.open else _never
+            if _feed(out, o, stop):
+                _feed(err, e, stop)
             if not stream.open:
-                break
-            if deadline is not None and now >= deadline:
-                end = ExecEnd.TIMED_OUT
-            elif options.idle_timeout_s is not None and now - last_output >= options.idle_timeout_s:
-                end = ExecEnd.IDLE
-            elif options.cancel is not None and options.cancel():
-                end = ExecEnd.CANCELED
+                break  # ended on its own: the status frame says how
+            end = due() or ExecEnd.EXITED
             if end is not ExecEnd.EXITED:
-                kill(open_stream, pidfile)
-                _drain(stream, out, err)
+                until = time.monotonic() + _DRAIN_S
+                kill(open_stream, pidfile, until)
+                _drain(stream, out, err, until)
                 break
-        o, e = stream.poll(0)  # frames that arrived with the close
-        out.feed(o)
-        err.feed(e)
     finally:
         stream.close()
     out.flush()
@@ -175,21 +252,25 @@ def run_exec(open_stream, check_pod, argv: list[str], options: ExecOptions) -> E
     return ExecResult(end=end, exit_code=code, duration_s=duration, stdout=out.text(), stderr=err.text())
 
 
-def kill(open_stream, pidfile: str) -> None:
-    """SIGKILL the command's process group and session inside the pod."""
+def kill(open_stream, pidfile: str, until: float) -> None:
+    """SIGKILL the command's process group and session inside the pod;
+    wait for the kill's own stream to close until ``until`` at most."""
     stream = open_stream(["sh", "-c", _KILL_SCRIPT, "kill", pidfile], False)
     try:
-        until = time.monotonic() + _DRAIN_S
         while stream.open and time.monotonic() < until:
             stream.poll(_POLL_S)
     finally:
         stream.close()
 
 
-def _drain(stream: ExecStream, out: _Lines, err: _Lines) -> None:
-    """Keep what the killed command wrote until its stream closes (bounded)."""
-    until = time.monotonic() + _DRAIN_S
-    while stream.open and time.monotonic() < until:
+def _drain(stream: ExecStream, out: _Lines, err: _Lines, until: float) -> None:
+    """Keep what the killed command wrote until its stream closes, or until
+    ``until`` (a flood's backlog is cut there)."""
+
+    def late() -> bool:
+        return time.monotonic() >= until
+
+    while stream.open and not late():
         o, e = stream.poll(0.1)
-        out.feed(o)
-        err.feed(e)
+        if _feed(out, o, late):
+            _feed(err, e, late)

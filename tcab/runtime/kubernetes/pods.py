@@ -1,7 +1,12 @@
 """Pods: the manifest of a run pod, waiting for it to run, and why it did not.
 
-A run pod is one container idling (``sleep infinity``) until removed, like
-the docker backend's container; commands reach it by exec. The manifest is
+A run pod is one container idling until removed, like the docker backend's
+container; commands reach it by exec. Its PID 1 is :data:`INIT`, because
+in a pod the run user is the only user and owns PID 1: the kernel drops
+every signal sent to a PID namespace's init from inside it unless the init
+handles it, so an init that handles none survives ``kill -9 1``; it is
+made non-dumpable, so the run user cannot ``ptrace`` it (or write its
+memory) either; and it reaps what a killed command orphans. The manifest is
 a plain dict (what the API server validates, and what ``podman kube play``
 is fed in the tests), built by :func:`pod_manifest` alone.
 """
@@ -18,6 +23,24 @@ from tcab.runtime.base import RUN_LABEL, WORKDIR, ContainerSpec
 from tcab.runtime.kubernetes.config import KubeSettings, check_label_key, check_label_value
 
 CONTAINER = "run"
+#: The run container's PID 1 (``python3 -I -S -c``; the run images have
+#: python3). No signal handler of its own: SIG_IGN for what can be
+#: ignored, the kernel's init protection for SIGKILL and SIGSTOP.
+#: PR_SET_DUMPABLE 0 puts it out of the same user's ``ptrace`` and
+#: ``/proc/1/mem``. Then it waits for children (orphans reparented to it)
+#: for ever. A failure to ignore or to drop dumpability is not fatal.
+INIT = (
+    "import ctypes, os, signal, time\n"
+    "for s in signal.valid_signals():\n"
+    "    if s != signal.SIGCHLD:\n"
+    "        try: signal.signal(s, signal.SIG_IGN)\n"
+    "        except (OSError, ValueError): pass\n"
+    "try: ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)\n"
+    "except Exception: pass\n"
+    "while True:\n"
+    "    try: os.wait()\n"
+    "    except OSError: time.sleep(1)\n"
+)
 _POLL_S = 0.1
 _POLL_MAX_S = 1.0
 #: Waiting reasons that mean the image cannot be had.
@@ -62,9 +85,10 @@ def pod_manifest(spec: ContainerSpec, settings: KubeSettings, name: str, *, pull
         "automountServiceAccountToken": False,
         # No service environment variables: a run sees only its own env.
         "enableServiceLinks": False,
-        # The pause container becomes PID 1 and reaps what a killed command
-        # orphans (the docker backend's init=True).
-        "shareProcessNamespace": True,
+        # The run container's own PID namespace, with INIT as PID 1: a
+        # shared one would make the pause container PID 1, which the run
+        # user (the pod's only user) can stop with SIGTERM, and the pod with it.
+        "shareProcessNamespace": False,
         "terminationGracePeriodSeconds": 0,
         "activeDeadlineSeconds": settings.active_deadline_s,
         "securityContext": {"runAsUser": uid, "runAsGroup": uid, "runAsNonRoot": True,
@@ -73,7 +97,7 @@ def pod_manifest(spec: ContainerSpec, settings: KubeSettings, name: str, *, pull
             "name": CONTAINER,
             "image": spec.image,
             "imagePullPolicy": pull_policy,
-            "command": ["sleep", "infinity"],
+            "command": ["python3", "-I", "-S", "-c", INIT],
             "workingDir": WORKDIR,
             "env": [{"name": k, "value": str(v)} for k, v in sorted(spec.env.items())],
             "resources": resources,
