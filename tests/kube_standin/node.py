@@ -14,6 +14,7 @@ import datetime
 import os
 import re
 import threading
+import time
 import uuid
 
 import docker
@@ -140,11 +141,20 @@ def wait_container(cid: str) -> int | None:
         return None
 
 
-def remove_container(cid: str) -> None:
-    try:
-        api().remove_container(cid, force=True, v=True)
-    except docker.errors.NotFound:
-        pass
+def remove_container(cid: str, attempts: int = 3) -> None:
+    """Remove a pod's container. Podman answers 500 when a killed exec
+    session's process has not died within its own timeout (seen on a loaded
+    machine): retried, as a kubelet retries a deletion."""
+    for attempt in range(attempts):
+        try:
+            api().remove_container(cid, force=True, v=True)
+            return
+        except docker.errors.NotFound:
+            return
+        except docker.errors.APIError:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(2)
 
 
 def leftover_containers() -> list[str]:
