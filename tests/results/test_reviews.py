@@ -10,7 +10,14 @@ import pytest
 
 from tcab.catalog import resolve_case
 from tcab.errors import ResultsError
-from tcab.results import MIGRATIONS, SCHEMA_VERSION, open_db, record_run, record_validation, schema_version
+from tcab.results import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    open_db,
+    record_run,
+    record_validation,
+    schema_version,
+)
 from tcab.results.report import build_report, connect
 from tcab.results.reviews import Review, ReviewMaterial, record_review, worst_rating
 from tcab.results.terminal import print_report
