@@ -30,8 +30,12 @@ CACHES = {"npm": "/home/tcab/.npm", "pip": "/home/tcab/.cache/pip"}
 def install(image: str, line: str, volume: str | None) -> float:
     mounts = []
     if volume:
+        # Only the cache of the manager the line uses: a volume at
+        # ~/.cache/pip makes ~/.cache root-owned, and opencode's postinstall,
+        # which writes there, then fails (seen: it looked like a registry fault).
         for name, path in CACHES.items():
-            mounts += ["-v", f"{volume}-{name}:{path}:U"]
+            if name in line.split():
+                mounts += ["-v", f"{volume}-{name}:{path}:U"]
     argv = ["podman", "run", "--rm", *mounts, image, "sh", "-c", line]
     t0 = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True)
