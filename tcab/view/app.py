@@ -21,6 +21,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -36,7 +37,9 @@ from tcab.results.charts import outcome_chart, rating_chart
 from tcab.results.report import build_report
 from tcab.results.reviews import ReviewMaterial, record_review, run_reviews
 from tcab.results.schema import SCHEMA_VERSION
+from tcab.validation.case_checks import REFERENCES_DIR
 from tcab.validation.proofs import read_proof
+from tcab.validation.validate import VALIDATION_DIR
 from tcab.view import files, review, transcript
 from tcab.view.paths import PathRefused, confined, inside, smuggled
 from tcab.view.player import PLAYER_CSP, player_page, renderer_path
@@ -232,11 +235,13 @@ def create_app(config: ViewConfig) -> Starlette:
         checks = _json_list(validation.get("checks")) if validation else []
         shots = {Path(str(s)).stem: str(s) for s in _json_list(validation.get("screenshots"))} \
             if validation else {}
-        references = _references(config.catalog_dir, row)
+        references = _references(config.catalog_dir, row, folder, run_id)
+        check_results = _check_results(folder)
         rev = review_part(row, folder)
         return render("run.html", run=row, stages=stages, validation=validation, checks=checks,
                       shots=shots, references=references, builds=builds, events=events,
-                      tree=tree, has_folder=folder is not None, review=rev, proofs=proofs)
+                      tree=tree, has_folder=folder is not None, review=rev, proofs=proofs,
+                      check_results=check_results)
 
     def review_part(row: dict, folder: Path | None) -> dict | None:
         """What the Human review section shows, or None when there is nothing to review."""
@@ -575,16 +580,45 @@ def _case(catalog_dir: Path, slug: str, version: str):
         return None
 
 
-def _references(catalog_dir: Path, run: dict) -> list[tuple[str, str | None]]:
+def _references(catalog_dir: Path, run: dict, folder: Path | None, run_id: str) -> list[tuple[str, str | None]]:
     """(view, URL of the reference image or None) for each reference view of the run's
-    case and variant (the common ones, then the variant's own)."""
+    case and variant (the common ones, then the variant's own). A mockup's image is
+    the one its validation rendered (``validation/references/<view>.png``), if any."""
     case = _case(catalog_dir, run["case_slug"], run["case_version"])
     if case is None:
         return []
     variant = next((v for v in case.variants if v.slug == run.get("variant")), None)
     refs = case.references_for(variant) if variant is not None else case.references
-    return [(ref.view, f"/cases/{case.slug}/{case.version}/raw/{ref.media}" if ref.media else None)
-            for ref in refs]
+    rendered = folder / VALIDATION_DIR / REFERENCES_DIR if folder is not None else None
+
+    def url(ref) -> str | None:
+        if ref.media:
+            return f"/cases/{case.slug}/{case.version}/raw/{ref.media}"
+        if rendered is not None and (rendered / f"{ref.view}.png").is_file():
+            return f"/runs/{quote(run_id, safe='')}/raw/{VALIDATION_DIR}/{REFERENCES_DIR}/{ref.view}.png"
+        return None
+
+    return [(ref.view, url(ref)) for ref in refs]
+
+
+#: validation.json is tcab's own, but read bounded all the same.
+MAX_VALIDATION_JSON = 8 * 1024**2
+
+
+def _check_results(folder: Path | None) -> list[dict]:
+    """The run's ``[[check]]`` results (view, name, similarity, screenshot, error)
+    from its ``validation.json``; none when absent, oversized or unreadable."""
+    if folder is None:
+        return []
+    try:
+        with open(folder / VALIDATION_DIR / "validation.json", "rb") as fh:
+            data = fh.read(MAX_VALIDATION_JSON + 1)
+        doc = json.loads(data) if len(data) <= MAX_VALIDATION_JSON else None
+    except (OSError, ValueError):
+        return []
+    found = doc.get("check_results") if isinstance(doc, dict) else None
+    return [r for r in found if isinstance(r, dict) and isinstance(r.get("view"), str)] \
+        if isinstance(found, list) else []
 
 
 def _renderer_problem(catalog_dir: Path, row: dict) -> str | None:

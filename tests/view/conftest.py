@@ -67,6 +67,16 @@ def demo(tmp_path_factory):
     shutil.copyfile(LIGHTS_OUT / "reference" / "board.png", run_dir / "validation.png")
     (run_dir / "validation").mkdir()
     shutil.move(run_dir / "validation.png", run_dir / "validation" / "board.png")
+    # The case's [[check]] results as validation writes them (validation.json only).
+    (run_dir / "validation" / "checks").mkdir()
+    shutil.copyfile(LIGHTS_OUT / "reference" / "board.png", run_dir / "validation" / "checks" / "board.png")
+    (run_dir / "validation" / "validation.json").write_text(json.dumps({"check_results": [
+        {"name": "Board", "view": "board", "similarity": 0.91234, "screenshot": "validation/checks/board.png",
+         "error": None, "duration_s": 1.5},
+        {"name": "Won <b>", "view": "won", "similarity": None, "screenshot": None, "duration_s": 2.0,
+         "error": "actions[1] (click 1,1): did not finish within 2s; Chromium was killed"},
+        "not a result",
+    ]}))
     (root / "secret.txt").write_text("TOP-SECRET-OUTSIDE-RESULTS")
     db = open_db(settings.results_db)
     try:

@@ -97,6 +97,19 @@ def test_run_page_record_transcript_tree_and_validation(demo, server, browser):
     source.close()
 
 
+def test_run_page_shows_each_check_with_its_similarity_and_screenshot(demo, server, browser):
+    page, errors = _page(browser, server + f"/runs/{RUN_ID}")
+    rows = page.locator("table.check-results tr")
+    assert rows.count() == 3  # the header and two results; a garbled entry is skipped
+    assert "0.9123" in rows.nth(1).inner_text()
+    assert "not reached" in rows.nth(2).inner_text() and "did not finish within 2s" in rows.nth(2).inner_text()
+    assert "Won <b>" in rows.nth(2).inner_text()  # shown as text, not markup
+    assert page.locator("img[alt='check board']").evaluate("i => i.naturalWidth") > 0
+    assert page.locator("img[alt='check won']").count() == 0
+    assert errors == []
+    page.close()
+
+
 def test_replay_page_plays_to_the_final_tick_and_shows_the_result(demo, server, browser):
     key = _key(demo)
     with sqlite3.connect(demo[0].results_db) as conn:
