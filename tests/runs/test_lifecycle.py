@@ -89,7 +89,10 @@ def test_harness_error(settings, e2e_case, scripted, runtime) -> None:
 
 def test_timed_out_keeps_the_source(settings, e2e_case, scripted, runtime) -> None:
     script = "echo partial > progress.txt; while true; do echo still working; sleep 0.3; done"
-    record = _run(settings, e2e_case, scripted(script), runtime, max_runtime_s=3.0)
+    # The max runtime counts from the run's start: long enough for a pod to
+    # start, copy in, install and probe (3 s was not, on kubernetes), so that
+    # it is the endless session that reaches it.
+    record = _run(settings, e2e_case, scripted(script), runtime, max_runtime_s=8.0)
     assert record.status == "timed_out" and "max runtime" in record.status_detail, record.status_detail
     assert (record.run_dir / "work" / "progress.txt").read_text() == "partial\n"
     assert _stages(record)["session"] == "timed_out"
