@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-ORIGINAL = REPO / "tests/fixtures/catalogs/original"
+from tests.support.original import ORIGINAL, PNG
+from tests.support.paths import REPO
+
 GLINT_REL = Path("end-to-end/easy/glint/v1.0.0")
 SKIRMISH_REL = Path("adversarial/easy/skirmish/v1.0.0")
-PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def _tcab(*args: str, home: Path, timeout: float = 600) -> subprocess.CompletedProcess:

@@ -11,16 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tcab.catalog import load_version
 from tcab.catalog.actions import Click, Key, Wait
 from tcab.catalog.model import (
     Build,
@@ -35,44 +30,13 @@ from tcab.seeding import check_case
 from tcab.seeding.plan import plan_seed
 from tcab.tasks.inputs import seed_inputs
 from tcab.tasks.keys import FileDigests
-
-REPO = Path(__file__).resolve().parents[2]
-ORIGINAL = REPO / "tests/fixtures/catalogs/original"
-COIL = ORIGINAL / "end-to-end/easy/coil/v1.0.0"
-GLINT = ORIGINAL / "end-to-end/easy/glint/v1.0.0"
-SKIRMISH = ORIGINAL / "adversarial/easy/skirmish/v1.0.0"
-
-
-def _load(root: Path):
-    case, problems = load_version(root)
-    assert problems == [], [str(p) for p in problems]
-    assert case is not None
-    return case
-
-
-def _copy(src: Path, tmp_path: Path) -> Path:
-    """A writable copy of a version folder, at the same <type>/<difficulty>/<slug>/ depth."""
-    dest = tmp_path / src.relative_to(ORIGINAL)
-    shutil.copytree(src, dest)
-    return dest
-
-
-def _problems(root: Path) -> list[tuple[str, int | None, str | None, str]]:
-    case, problems = load_version(root)
-    assert case is None
-    return [(Path(p.path).name, p.line, p.key, p.message) for p in problems]
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, old
-    path.write_text(text.replace(old, new, 1))
-
+from tests.support.original import COIL, GLINT, ORIGINAL, SKIRMISH, copy, edit, load, problems, tcab
+from tests.support.paths import CATALOG_FIXTURES
 
 # --- the cases that must load -------------------------------------------------
 
 def test_the_originals_coil_manifest_loads_unchanged():
-    case = _load(COIL)
+    case = load(COIL)
     assert (case.slug, case.experimental, case.init) == ("coil", True, "npm install && npx playwright install chromium")
     assert case.summary.startswith("A neon grid serpent")
     assert case.build == Build("npm ci", "npm run build")
@@ -89,7 +53,7 @@ def test_the_originals_coil_manifest_loads_unchanged():
 
 
 def test_every_key_of_the_end_to_end_fixture():
-    case = _load(GLINT)
+    case = load(GLINT)
     assert case.type == "end-to-end" and case.summary and case.init == "true"
     assert case.build is not None and case.build.output is None
     assert site_output_candidates(case.build) == ("dist", "build", "out")
@@ -121,7 +85,7 @@ def test_every_key_of_the_end_to_end_fixture():
 
 
 def test_seeding_uses_the_variants_references_and_never_the_mockup(tmp_path):
-    case = _load(GLINT)
+    case = load(GLINT)
     rendered: list[Path] = []
 
     def render(path: Path) -> bytes:
@@ -142,45 +106,41 @@ def test_seeding_uses_the_variants_references_and_never_the_mockup(tmp_path):
 
 
 def test_a_variants_mockup_is_an_input_of_its_seed_only(tmp_path):
-    root = _copy(GLINT, tmp_path)
-    case = _load(root)
+    root = copy(GLINT, tmp_path)
+    case = load(root)
     before = {v.slug: seed_inputs(case, v, FileDigests()) for v in case.variants}
     (root / "reference/title-night.html").write_text("<p>changed</p>")
-    case = _load(root)
+    case = load(root)
     after = {v.slug: seed_inputs(case, v, FileDigests()) for v in case.variants}
     assert before["base"] == after["base"] and before["night"] != after["night"]
 
 
 def test_adversarial_case_without_a_python_game_validates_and_seeds():
-    case = _load(SKIRMISH)
+    case = load(SKIRMISH)
     assert case.type == "adversarial" and case.game is None
     assert case.review_items[0].domain == "play"
     assert check_case(case) == []
     dests = {e.dest for e in plan_seed(case, case.variant())}
     assert {"specs/rules.md", "controller/Cargo.toml", "schemas/world.json"} <= dests
     assert "cannot be played on this host" in (case.unplayable_reason() or "")
-    assert _load(GLINT).unplayable_reason() is not None
-    good = REPO / "tests/fixtures/catalogs/good/adversarial/hard/mini-duel/v1.9.0"
-    assert _load(good).unplayable_reason() is None
+    assert load(GLINT).unplayable_reason() is not None
+    good = CATALOG_FIXTURES / "good/adversarial/hard/mini-duel/v1.9.0"
+    assert load(good).unplayable_reason() is None
 
 
-def _tcab(*args: str, catalog: Path, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "TCAB_CATALOG": str(catalog), "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "tcab", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=120)
 
 
 @pytest.mark.parametrize("command", [["match", "skirmish", "a.wasm", "b.wasm"],
                                      ["tournament", "skirmish", "a.wasm", "b.wasm"]])
 def test_match_and_tournament_say_this_host_cannot_play_it(tmp_path, command):
-    res = _tcab(*command, catalog=ORIGINAL, cwd=tmp_path)
+    res = tcab(*command, catalog=ORIGINAL, cwd=tmp_path)
     assert res.returncode == 2, res.stderr
     assert "skirmish@v1.0.0 cannot be played on this host" in res.stderr
     assert "not a Python rules module" in res.stderr and "Traceback" not in res.stderr
 
 
 def test_catalog_json_carries_reviewer_material(tmp_path):
-    res = _tcab("catalog", "--json", "--experimental", catalog=ORIGINAL, cwd=tmp_path)
+    res = tcab("catalog", "--json", "--experimental", catalog=ORIGINAL, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     rows = {r["slug"]: r for r in json.loads(res.stdout)}
     glint = rows["glint"]
@@ -196,11 +156,11 @@ def test_catalog_json_carries_reviewer_material(tmp_path):
 
 
 def test_catalog_json_never_reads_a_variant_file_outside_the_version(tmp_path):
-    root = _copy(GLINT, tmp_path)
+    root = copy(GLINT, tmp_path)
     (tmp_path / "secret.toml").write_text('slug = "x"\n[[domain]]\nid = "leaked"\n')
-    _edit(root / "test-case.toml", 'variants = ["variants/base.toml", "variants/night.toml"]',
+    edit(root / "test-case.toml", 'variants = ["variants/base.toml", "variants/night.toml"]',
           'variants = ["variants/base.toml", "../../../../secret.toml"]')
-    res = _tcab("catalog", "--json", catalog=tmp_path, cwd=tmp_path)
+    res = tcab("catalog", "--json", catalog=tmp_path, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert "leaked" not in res.stdout
 
@@ -276,49 +236,49 @@ REFUSALS = [
 ]
 
 
-@pytest.mark.parametrize("edit", REFUSALS, ids=[r[3][2] + ":" + r[3][3][:30] for r in REFUSALS])
-def test_each_refusal_names_file_line_and_key(tmp_path, edit):
-    rel, old, new, expected = edit
-    root = _copy(GLINT, tmp_path)
-    _edit(root / rel, old, new)
+@pytest.mark.parametrize("change", REFUSALS, ids=[r[3][2] + ":" + r[3][3][:30] for r in REFUSALS])
+def test_each_refusal_names_file_line_and_key(tmp_path, change):
+    rel, old, new, expected = change
+    root = copy(GLINT, tmp_path)
+    edit(root / rel, old, new)
     name, anchor, key, message = expected
     text = (root / rel if name == Path(rel).name else root / "test-case.toml").read_text()
     # the last occurrence: an anchor repeated (reference = ...) is the edited one, lower down
     line = text[: text.rindex(anchor)].count("\n") + 1 if anchor else None
-    assert _problems(root)[0] == (name, line, key, message)
+    assert problems(root)[0] == (name, line, key, message)
 
 
 def test_check_and_reference_are_end_to_end_only(tmp_path):
-    root = _copy(SKIRMISH, tmp_path)
-    _edit(root / "test-case.toml", "[[spec]]", '[[check]]\nview = "x"\nreference = "x"\n\n[[spec]]')
-    [(name, _, key, message)] = _problems(root)
+    root = copy(SKIRMISH, tmp_path)
+    edit(root / "test-case.toml", "[[spec]]", '[[check]]\nview = "x"\nreference = "x"\n\n[[spec]]')
+    [(name, _, key, message)] = problems(root)
     assert (name, key) == ("test-case.toml", "check") and message.startswith("unknown key")
 
 
 def test_end_to_end_output_still_checked_when_given(tmp_path):
-    root = _copy(GLINT, tmp_path)
-    _edit(root / "test-case.toml", 'install = "true"', 'install = "true"\noutput = "/abs"')
+    root = copy(GLINT, tmp_path)
+    edit(root / "test-case.toml", 'install = "true"', 'install = "true"\noutput = "/abs"')
     line = (root / "test-case.toml").read_text().split("\n").index('output = "/abs"') + 1
-    assert _problems(root) == [("test-case.toml", line, "[build].output",
+    assert problems(root) == [("test-case.toml", line, "[build].output",
                                 "expected a relative path without '..' outside .git/, got \"/abs\"")]
 
 
 def test_adversarial_type_key_must_match_its_folder(tmp_path):
-    root = _copy(SKIRMISH, tmp_path)
-    _edit(root / "test-case.toml", 'type = "adversarial"', 'type = "end-to-end"')
-    assert _problems(root) == [("test-case.toml", 13, "type", 'is "end-to-end" but the case lives under adversarial/')]
+    root = copy(SKIRMISH, tmp_path)
+    edit(root / "test-case.toml", 'type = "adversarial"', 'type = "end-to-end"')
+    assert problems(root) == [("test-case.toml", 13, "type", 'is "end-to-end" but the case lives under adversarial/')]
 
 
 def test_check_reference_from_every_variant_resolves(tmp_path):
     """A view every variant declares (and none commonly) is a valid check baseline."""
-    case = _load(GLINT)
+    case = load(GLINT)
     assert all("title" in {r.view for r in case.references_for(v)} for v in case.variants)
     assert "title" not in {r.view for r in case.references}
     assert case.checks[1].reference == "title"
 
 
 def test_the_whole_original_fixture_catalog_validates(tmp_path):
-    res = _tcab("catalog", "validate", "--no-cache", catalog=ORIGINAL, cwd=tmp_path)
+    res = tcab("catalog", "validate", "--no-cache", catalog=ORIGINAL, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert re.search(r"ok: 4 case version\(s\), 8 variant\(s\)", res.stdout + res.stderr)
 

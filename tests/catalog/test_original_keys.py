@@ -10,64 +10,31 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from tcab.catalog import load_version
 from tcab.catalog.listing import read_entry
 from tcab.catalog.model import Instrumentation, ReviewSubItem, ReviewValidation, ValidationOutput
 from tcab.errors import ValidationError
 from tcab.seeding import check_case
 from tcab.seeding.plan import plan_seed
 from tcab.validation.validate import DEFAULT_VIEWPORT, _views
-
-REPO = Path(__file__).resolve().parents[2]
-ORIGINAL = REPO / "tests/fixtures/catalogs/original"
-GLINT = ORIGINAL / "end-to-end/easy/glint/v1.0.0"
-SKIRMISH = ORIGINAL / "adversarial/easy/skirmish/v1.0.0"
-FORAY = ORIGINAL / "adversarial/easy/foray/v1.0.0"
-
-
-def _load(root: Path):
-    case, problems = load_version(root)
-    assert problems == [], [str(p) for p in problems]
-    assert case is not None
-    return case
-
-
-def _copy(src: Path, tmp_path: Path) -> Path:
-    dest = tmp_path / src.relative_to(ORIGINAL)
-    shutil.copytree(src, dest)
-    return dest
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, old
-    path.write_text(text.replace(old, new, 1))
-
-
-def _problems(root: Path) -> list[tuple[str, int | None, str | None, str]]:
-    case, problems = load_version(root)
-    assert case is None
-    return [(Path(p.path).name, p.line, p.key, p.message) for p in problems]
-
-
-def _tcab(*args: str, catalog: Path, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "TCAB_CATALOG": str(catalog), "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "tcab", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=120)
-
+from tests.support.original import (
+    FORAY,
+    GLINT,
+    ORIGINAL,
+    SKIRMISH,
+    copy,
+    edit,
+    load,
+    problems,
+    tcab,
+)
 
 # --- what loads ---------------------------------------------------------------
 
 def test_glint_carries_format_engines_instrumentation_sub_items_and_validation():
-    case = _load(GLINT)
+    case = load(GLINT)
     assert (case.format, case.engines) == (1, ("none",))
     assert case.instrumentation == Instrumentation("__glint", 60.0)
     item = case.review_items[1]
@@ -87,15 +54,15 @@ def test_glint_carries_format_engines_instrumentation_sub_items_and_validation()
 
 
 def test_max_runtime_seconds_is_the_cap_as_max_runtime_hours_is():
-    assert _load(SKIRMISH).max_runtime_s == 900.0 and _load(SKIRMISH).max_runtime_hours == 0.25
-    assert _load(GLINT).max_runtime_s == 900.0  # max_runtime_hours = 0.25
-    assert _load(FORAY).max_runtime_s == 7200.0  # max_runtime_hours = 2
+    assert load(SKIRMISH).max_runtime_s == 900.0 and load(SKIRMISH).max_runtime_hours == 0.25
+    assert load(GLINT).max_runtime_s == 900.0  # max_runtime_hours = 0.25
+    assert load(FORAY).max_runtime_s == 7200.0  # max_runtime_hours = 2
     entry, problem = read_entry(SKIRMISH, "adversarial", "easy")
     assert problem is None and entry is not None and entry.max_runtime_hours == 0.25
 
 
 def test_the_originals_foray_manifest_loads_seeds_and_prompts_unchanged():
-    case = _load(FORAY)
+    case = load(FORAY)
     assert (case.slug, case.type, case.experimental, case.init) == ("foray", "adversarial", True, "cargo fetch")
     assert case.game is None and case.sandbox is not None and case.sandbox.fuel_per_tick == 50_000_000
     assert case.simulation is not None and case.simulation.max_ticks == 37_500
@@ -111,14 +78,14 @@ def test_the_originals_foray_manifest_loads_seeds_and_prompts_unchanged():
 @pytest.mark.parametrize("command", [["match", "foray@v1.0.0", "a.wasm", "b.wasm"],
                                      ["tournament", "foray@v1.0.0", "a.wasm", "b.wasm"]])
 def test_match_and_tournament_refuse_foray_clearly(tmp_path, command):
-    res = _tcab(*command, catalog=ORIGINAL, cwd=tmp_path)
+    res = tcab(*command, catalog=ORIGINAL, cwd=tmp_path)
     assert res.returncode == 2, res.stderr
     assert "foray@v1.0.0 cannot be played on this host" in res.stderr
     assert "Traceback" not in res.stderr
 
 
 def test_catalog_json_carries_sub_items_and_validation(tmp_path):
-    res = _tcab("catalog", "--json", "--experimental", catalog=ORIGINAL, cwd=tmp_path)
+    res = tcab("catalog", "--json", "--experimental", catalog=ORIGINAL, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     rows = {r["slug"]: r for r in json.loads(res.stdout)}
     item = rows["glint"]["review_items"][1]
@@ -133,7 +100,7 @@ def test_catalog_json_carries_sub_items_and_validation(tmp_path):
 # --- the run's variant's reference views are validated ------------------------
 
 def test_validation_views_are_the_variants_own_references():
-    case = _load(GLINT)
+    case = load(GLINT)
     assert [v.name for v in _views(case, "base")] == ["board", "title"]
     night = _views(case, "night")
     assert [v.name for v in night] == ["board", "title", "moon"]
@@ -208,39 +175,39 @@ GLINT_REFUSALS = [
 ]
 
 
-@pytest.mark.parametrize("edit", GLINT_REFUSALS, ids=[r[3][2] + ":" + r[3][3][:30] for r in GLINT_REFUSALS])
-def test_each_refusal_names_file_line_and_key(tmp_path, edit):
-    rel, old, new, expected = edit
-    root = _copy(GLINT, tmp_path)
-    _edit(root / rel, old, new)
+@pytest.mark.parametrize("change", GLINT_REFUSALS, ids=[r[3][2] + ":" + r[3][3][:30] for r in GLINT_REFUSALS])
+def test_each_refusal_names_file_line_and_key(tmp_path, change):
+    rel, old, new, expected = change
+    root = copy(GLINT, tmp_path)
+    edit(root / rel, old, new)
     name, anchor, key, message = expected
     text = (root / rel).read_text()
     line = text[: text.rindex(anchor)].count("\n") + 1 if anchor else None
-    assert _problems(root)[0] == (name, line, key, message)
+    assert problems(root)[0] == (name, line, key, message)
 
 
 def test_a_variants_validation_script_needs_the_handle_too(tmp_path):
-    root = _copy(GLINT, tmp_path)
-    _edit(root / "test-case.toml", '[instrumentation]\nhandle = "__glint"\ntick_hz = 60\n', "")
-    _edit(root / "test-case.toml", VALIDATION, "")
-    _edit(root / "variants/night.toml", 'domain = "mood"\n',
+    root = copy(GLINT, tmp_path)
+    edit(root / "test-case.toml", '[instrumentation]\nhandle = "__glint"\ntick_hz = 60\n', "")
+    edit(root / "test-case.toml", VALIDATION, "")
+    edit(root / "variants/night.toml", 'domain = "mood"\n',
           'domain = "mood"\nvalidation = { script = "validation/title-shows.mjs" }\n')
-    assert _problems(root) == [("test-case.toml", None, "instrumentation",
+    assert problems(root) == [("test-case.toml", None, "instrumentation",
                                 "missing: review items with a validation script need [instrumentation].handle "
                                 "(scripted: moon-shows (variant night))")]
-    _edit(root / "test-case.toml", "\n[build]\n", '\n[instrumentation]\nhandle = "$g"\n\n[build]\n')
-    case = _load(root)
+    edit(root / "test-case.toml", "\n[build]\n", '\n[instrumentation]\nhandle = "$g"\n\n[build]\n')
+    case = load(root)
     assert case.review_items_for(case.variant("night"))[-1].validation == ReviewValidation(
         "validation/title-shows.mjs")
 
 
 def test_a_variant_file_leading_out_keeps_its_script_unread(tmp_path):
     """A variant's validation script is a path like any other: inside the version."""
-    root = _copy(GLINT, tmp_path)
+    root = copy(GLINT, tmp_path)
     (tmp_path / "outside.mjs").write_text("x")
-    _edit(root / "variants/night.toml", 'domain = "mood"\n',
+    edit(root / "variants/night.toml", 'domain = "mood"\n',
           'domain = "mood"\nvalidation = { script = "../../../../../outside.mjs" }\n')
-    [(name, _, key, message)] = _problems(root)
+    [(name, _, key, message)] = problems(root)
     assert (name, key) == ("night.toml", "[[review_item]][1].validation.script")
     assert "without '..'" in message
 

@@ -10,9 +10,7 @@ import pytest
 from tcab.catalog.actions import Click, Key, Wait
 from tcab.catalog.loader import load_version
 from tcab.validation.case_checks import case_check_specs
-
-GLINT = Path(__file__).resolve().parents[2] / "tests/fixtures/catalogs/original/end-to-end/easy/glint/v1.0.0"
-PNG = b"\x89PNG\r\n\x1a\n"
+from tests.support.original import GLINT, PNG
 
 
 def _glint(tmp_path: Path):
