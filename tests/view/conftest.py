@@ -11,13 +11,7 @@ run whose recorded folder lies outside results/.
 from __future__ import annotations
 
 import json
-import os
-import re
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -26,7 +20,8 @@ from tcab.results import open_db, record_run, record_validation
 from tests.support.paths import LIGHTS_OUT
 from tests.support.results_rows import run_row
 from tests.support.run_folders import lights_out_run
-from tests.support.settings import cli_env, run_tcab, tmp_settings
+from tests.support.settings import run_tcab, tmp_settings
+from tests.support.view_server import view_server
 
 RUN_ID = "20250101-lights-out-reference-1"
 OUTSIDE_ID = "20250101-lights-out-reference-2"
@@ -98,25 +93,8 @@ def demo(tmp_path_factory):
 def server(demo):
     """The base URL of ``tcab view --port 0`` over the demo folder."""
     settings, _ = demo
-    proc = subprocess.Popen([sys.executable, "-m", "tcab", "view", "--port", "0"], env=cli_env(settings),
-                            cwd=settings.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    line = proc.stdout.readline()
-    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-    assert found, (line, proc.stderr.read() if proc.poll() is not None else "")
-    url = found.group(0)
-    deadline = time.monotonic() + 20
-    import urllib.request
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=5).read()
-            break
-        except OSError:
-            assert time.monotonic() < deadline and proc.poll() is None, "tcab view did not answer"
-            time.sleep(0.2)
-    yield url.rstrip("/")
-    os.killpg(proc.pid, signal.SIGTERM)
-    proc.wait(timeout=10)
+    with view_server(settings) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

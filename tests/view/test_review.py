@@ -12,13 +12,8 @@ import asyncio
 import concurrent.futures
 import http.client
 import json
-import os
 import re
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 import urllib.request
 from urllib.parse import urlencode, urlsplit
 
@@ -29,7 +24,8 @@ from tcab.results import open_db, record_run, record_validation
 from tcab.validation.proofs import collect_proofs
 from tests.support.paths import CATALOG_FIXTURES
 from tests.support.run_folders import write_run
-from tests.support.settings import cli_env, run_tcab, tmp_settings
+from tests.support.settings import run_tcab, tmp_settings
+from tests.support.view_server import view_server
 
 ORIGINAL = CATALOG_FIXTURES / "original"
 GLINT = ORIGINAL / "end-to-end" / "easy" / "glint" / "v1.0.0"
@@ -71,23 +67,8 @@ def site(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(site):
     settings, _ = site
-    proc = subprocess.Popen([sys.executable, "-m", "tcab", "view", "--port", "0"], env=cli_env(settings),
-                            cwd=settings.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    found = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stdout.readline())
-    assert found, proc.stderr.read() if proc.poll() is not None else "no URL printed"
-    url = found.group(0).rstrip("/")
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=5).read()
-            break
-        except OSError:
-            assert time.monotonic() < deadline and proc.poll() is None, "tcab view did not answer"
-            time.sleep(0.2)
-    yield url
-    os.killpg(proc.pid, signal.SIGTERM)
-    proc.wait(timeout=10)
+    with view_server(settings) as url:
+        yield url
 
 
 def _reviews(settings) -> list[tuple]:
