@@ -237,20 +237,20 @@ def create_app(config: ViewConfig) -> Starlette:
             if validation else {}
         references = _references(config.catalog_dir, row, folder, run_id)
         check_results = _check_results(folder)
-        rev = review_part(row, folder)
+        rev = review_part(row, proofs)
         return render("run.html", run=row, stages=stages, validation=validation, checks=checks,
                       shots=shots, references=references, builds=builds, events=events,
                       tree=tree, has_folder=folder is not None, review=rev, proofs=proofs,
                       check_results=check_results)
 
-    def review_part(row: dict, folder: Path | None) -> dict | None:
+    def review_part(row: dict, proofs: list[dict]) -> dict | None:
         """What the Human review section shows, or None when there is nothing to review."""
         case = _case(config.catalog_dir, row["case_slug"], row["case_version"])
         if case is None or case.type != "end-to-end":
             return None
         try:
             items, domains = review.review_items(case, row["variant"], row["id"],
-                                                 folder / "work" if folder else None)
+                                                 {p["proof_id"]: p for p in proofs})
         except CatalogError:
             return None
         if not items:

@@ -20,13 +20,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl
 
 from tcab.results.reviews import MAX_NOTE_CHARS, MAX_REVIEWER_CHARS, Review
 from tcab.results.schema import REVIEW_RATINGS
-from tcab.validation.proofs import collect_proofs
 
 #: The largest review form body accepted (bytes).
 MAX_REVIEW_BYTES = 64 * 1024
@@ -65,25 +65,29 @@ class ItemView:
     proof_url: str | None         # only for a proof present now
 
 
-def review_items(case, variant_slug: str, run_id: str, tree: Path | None) -> tuple[list[ItemView], list]:
-    """(the items as the page shows them, the domains) of a run of ``case``."""
+def review_items(case, variant_slug: str, run_id: str,
+                 recorded: Mapping[str, Mapping]) -> tuple[list[ItemView], list]:
+    """(the items as the page shows them, the domains) of a run of ``case``.
+    ``recorded`` maps a proof id to its row of the ``proofs`` table (what
+    validation found): the page reads no proof file, a proof is read only
+    when its link is followed (``read_proof``)."""
     variant = case.variant(variant_slug)
     refs = {r.view: r for r in case.references_for(variant)}
     proofs = {p.id: p for p in case.proofs_for(variant)}
-    found = {r.id: r for r in collect_proofs(tuple(proofs.values()), tree)} if tree is not None else {}
     base = f"/cases/{case.slug}/{case.version}"
     items = []
     for item in case.review_items_for(variant):
         ref = refs.get(item.reference) if item.reference else None
         proof = proofs.get(item.proof) if item.proof else None
-        rec = found.get(item.proof) if item.proof else None
-        status = rec.status if rec else ("missing" if proof else None)
+        rec = recorded.get(item.proof) if item.proof else None
+        status = rec["status"] if rec else ("not recorded" if proof else None)
         items.append(ItemView(
             item.id, item.title, item.text, item.weight, item.domain, item.reference,
             f"{base}/raw/{ref.media}" if ref and ref.media else None,
             f"{base}/mockup/{ref.mockup}" if ref and ref.mockup else None,
             proof.name if proof else None, proof.kind if proof else None, status,
-            rec.detail if rec else ("the run has no collected tree" if proof else ""),
+            (rec.get("detail") or "") if rec else ("validation records proofs; this run has none yet"
+                                                   if proof else ""),
             f"/runs/{run_id}/proof/{proof.id}" if proof and status == "present" else None))
     return items, list(case.domains_for(variant))
 
