@@ -28,18 +28,19 @@ def case_check_specs(case: CaseVersion, variant: Variant, mockup_cache: Path,
     if not case.checks:
         return ()
     views = {ref.view: ref for ref in case.references_for(variant)}
-    return tuple(CheckSpec(check.view, _reference_png(case, views[check.reference], mockup_cache, validation_dir),
-                           check.actions, check.name)
-                 for check in case.checks)
+    # One cache for every reference: a miss starts one browser for all of them.
+    with MockupCache(case.root, mockup_cache) as render:
+        return tuple(CheckSpec(check.view, _reference_png(case, views[check.reference], render, validation_dir),
+                               check.actions, check.name)
+                     for check in case.checks)
 
 
-def _reference_png(case: CaseVersion, ref: Reference, mockup_cache: Path, validation_dir: Path) -> Path:
+def _reference_png(case: CaseVersion, ref: Reference, render: MockupCache, validation_dir: Path) -> Path:
     if ref.media is not None:
         return case.path(ref.media)
     dest = validation_dir / REFERENCES_DIR / f"{ref.view}.png"
     try:
-        with MockupCache(case.root, mockup_cache) as render:
-            write_bytes(dest, render(case.path(ref.mockup or "")))
+        write_bytes(dest, render(case.path(ref.mockup or "")))
     except SeedError:
         dest.unlink(missing_ok=True)  # the check says "reference ...: No such file"
     return dest
