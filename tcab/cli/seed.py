@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
 from pathlib import Path
 
 import click
@@ -18,17 +16,6 @@ _version = click.option("--version", "version", metavar="V",
 _variant = click.option("--variant", metavar="X", help="Variant slug (default: the first).")
 _experimental = click.option("--experimental", is_flag=True,
                              help="Allow picking the newest version among experimental ones.")
-
-
-def _mockup_renderer(settings: Settings, case, variant, timeout_s: float):
-    """The cached mockup renderer of ``case``, or nothing when ``variant`` has
-    no mockup (the browser part, ~0.2 s of imports, is loaded only when needed)."""
-    if not case.mockups_for(variant):
-        return contextlib.nullcontext(None)
-    from tcab.validation.mockup import MockupLimits
-    from tcab.validation.mockup_cache import MockupCache, mockup_cache_dir
-
-    return MockupCache(case.root, mockup_cache_dir(settings.build_dir), MockupLimits(timeout_s=timeout_s))
 
 
 @click.command()
@@ -56,18 +43,20 @@ def seed(settings: Settings, case: str, version: str | None, variant: str | None
       tcab seed lights-out --variant torus --out /tmp/lights-out-torus
       git -C tmp/seeds/lights-out-v1.0.0-classic log --stat
 
-    HTML mockups are rendered in headless Chromium and kept under
-    build/mockup-cache/, so the next seed renders nothing.
+    The seed is kept under build/seed-cache/ by the case folder's content
+    digest, so seeding an unchanged variant again is a copy. HTML mockups
+    are rendered in headless Chromium and kept under build/mockup-cache/.
     """
-    from tcab.seeding import seed_repository
+    from tcab.seeding.cache import seed_from_cache
 
     resolved = resolve_case(settings.catalog_dir, case, version, experimental=experimental)
     chosen = resolved.variant(variant)
-    replace = out is None
     dest = out or settings.tmp_dir / "seeds" / f"{resolved.slug}-{resolved.version}-{chosen.slug}"
-    with _mockup_renderer(settings, resolved, chosen, mockup_timeout) as render:
-        result = seed_repository(resolved, chosen, dest, replace=replace, render_mockup=render)
+    result = seed_from_cache(settings.build_dir / "seed-cache", resolved, chosen, dest,
+                             replace=out is None, mockup_timeout_s=mockup_timeout)
     if as_json:
+        import json
+
         click.echo(json.dumps({"case": resolved.slug, "version": resolved.version,
                                "variant": chosen.slug, "commit": result.commit,
                                "path": str(result.path), "files": list(result.files)}, indent=2))

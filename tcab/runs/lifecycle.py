@@ -29,10 +29,10 @@ from tcab.naming import new_run_id
 from tcab.runs.log import DEFAULT_MAX_LOG_BYTES, EventSink, RunLog, readable
 from tcab.runs.record import RunRecord
 from tcab.runs.secrets import Redactor
-from tcab.runs.seed_cache import seed_from_cache
 from tcab.runs.session import Outcome, RunState
 from tcab.runtime import CollectLimits, Runtime, get_runtime, resolve_image
 from tcab.runtime.base import check_limit
+from tcab.seeding.cache import seed_from_cache
 from tcab.settings import Settings
 
 DEFAULT_IDLE_TIMEOUT_S = 30 * 60.0

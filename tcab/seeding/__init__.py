@@ -3,22 +3,41 @@
 Public API::
 
     seed_repository(case, variant, dest) -> SeedResult(commit, path, files)
+    seed_from_cache(cache_dir, case, variant, dest) -> CachedSeed   # tcab.seeding.cache
     render_prompt(case, variant) -> str
     check_case(case) -> list[Problem]        # deep validation, writes nothing
+
+The names are loaded on first use (PEP 562): the template engine and pygit2
+(which loads the system's CA bundle at import) cost a one-case command more
+than the catalog itself, and a warm ``tcab seed`` or ``tcab run`` copies a
+cached seed without either.
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tcab.catalog import CaseVersion, Variant
-from tcab.seeding.check import check_case
-from tcab.seeding.plan import MockupRenderer, SeedEntry, plan_seed, spec_context
-from tcab.seeding.prompt import WORKSPACE, prompt_context, render_prompt
-
 if TYPE_CHECKING:
+    from tcab.catalog import CaseVersion, Variant
+    from tcab.seeding.check import check_case
+    from tcab.seeding.plan import MockupRenderer, SeedEntry, plan_seed, spec_context
+    from tcab.seeding.prompt import WORKSPACE, prompt_context, render_prompt
     from tcab.seeding.repo import SeedResult
+
+# name -> the module that defines it
+_LAZY = {
+    "check_case": "tcab.seeding.check",
+    "MockupRenderer": "tcab.seeding.plan",
+    "SeedEntry": "tcab.seeding.plan",
+    "plan_seed": "tcab.seeding.plan",
+    "spec_context": "tcab.seeding.plan",
+    "WORKSPACE": "tcab.seeding.prompt",
+    "prompt_context": "tcab.seeding.prompt",
+    "render_prompt": "tcab.seeding.prompt",
+    "SeedResult": "tcab.seeding.repo",
+}
 
 
 def seed_repository(
@@ -36,8 +55,7 @@ def seed_repository(
     written, and the folder appears only complete. Raises SeedError or
     TemplateError; on failure nothing is left at ``dest``.
     """
-    # Imported here because pygit2 is slow to import (it loads the system's CA
-    # bundle): `tcab prompt` and `tcab catalog validate` write no repository.
+    from tcab.seeding.plan import plan_seed
     from tcab.seeding.repo import create_repository
 
     entries = plan_seed(case, variant, render_mockup=render_mockup)
@@ -45,12 +63,10 @@ def seed_repository(
 
 
 def __getattr__(name: str):
-    """``SeedResult`` on first use, for the same reason (PEP 562)."""
-    if name == "SeedResult":
-        from tcab.seeding.repo import SeedResult
-
-        return SeedResult
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
 
 __all__ = [

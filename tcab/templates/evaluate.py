@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from tcab.templates.parse import Block, Call, Comment, Literal, Mustache, Path, Program, Text
@@ -57,6 +56,8 @@ def _js_number(value: float) -> str:
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
         return "0"
+    from decimal import Decimal  # a number's layout only: most renders never import it
+
     sign, digits, exponent = Decimal(repr(abs(value))).normalize().as_tuple()
     mantissa = "".join(map(str, digits))
     k, n = len(mantissa), len(mantissa) + exponent  # value = 0.mantissa * 10**n

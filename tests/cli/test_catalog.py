@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ def tcab(*args: str, catalog: Path | None = None, tmp: Path | None = None,
         env["TCAB_CATALOG"] = str(catalog)
     if tmp is not None:
         env["TCAB_TMP"] = str(tmp)
+        env["TCAB_BUILD"] = str(tmp / "build")
     return subprocess.run([sys.executable, "-m", "tcab", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120)
 
@@ -75,11 +77,44 @@ def test_seed_default_location_then_reseed(tmp_path):
     assert json.loads(again.stdout)["commit"] == result["commit"]
 
 
+def test_a_second_seed_is_a_copy_of_the_cached_one_until_the_case_changes(tmp_path):
+    catalog = tmp_path / "catalog"
+    shutil.copytree(SAMPLE, catalog / "end-to-end/easy/lights-out/v1.0.0")
+    first = tcab("seed", "lights-out", "--json", catalog=catalog, tmp=tmp_path)
+    assert first.returncode == 0, first.stderr
+    [entry] = (tmp_path / "build/seed-cache").glob("*/*/classic")
+    assert sorted(json.loads((entry / "files.json").read_text())) == json.loads(first.stdout)["files"]
+    # Mark the stored copy: a second seed of the unchanged case must be a copy of it.
+    (entry / "repo/MARK").write_text("from the cache")
+    again = json.loads(tcab("seed", "lights-out", "--json", catalog=catalog, tmp=tmp_path).stdout)
+    assert (Path(again["path"]) / "MARK").read_text() == "from the cache"
+    assert again["commit"] == json.loads(first.stdout)["commit"]
+    # Any change to the case's files is a new entry, seeded afresh.
+    spec = catalog / "end-to-end/easy/lights-out/v1.0.0/specs/overview.md"
+    spec.write_text(spec.read_text() + "\nOne more rule.\n")
+    changed = json.loads(tcab("seed", "lights-out", "--json", catalog=catalog, tmp=tmp_path).stdout)
+    assert not (Path(changed["path"]) / "MARK").exists() and changed["commit"] != again["commit"]
+    assert len(list((tmp_path / "build/seed-cache").glob("*/*/classic"))) == 2
+
+
+def test_a_seed_that_fails_stores_nothing_and_leaves_nothing(tmp_path):
+    catalog = tmp_path / "catalog"
+    root = catalog / "end-to-end/easy/lights-out/v1.0.0"
+    shutil.copytree(SAMPLE, root)
+    (root / "specs/rules.md.hbs").write_text("Rules for {{no_such_value}}.\n")
+    out = tmp_path / "out"
+    res = tcab("seed", "lights-out", "--out", str(out), catalog=catalog, tmp=tmp_path)
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert "rules.md.hbs" in res.stderr and "no_such_value" in res.stderr
+    assert not out.exists()
+    assert not [p for p in (tmp_path / "build").rglob("*") if p.is_file()]
+
+
 def test_seed_explicit_out_and_errors(tmp_path):
     out = tmp_path / "here"
-    ok = tcab("seed", "lights-out@v1.0.0", "--out", str(out), catalog=REPO / "test-cases")
+    ok = tcab("seed", "lights-out@v1.0.0", "--out", str(out), catalog=REPO / "test-cases", tmp=tmp_path)
     assert ok.returncode == 0 and (out / ".git").is_dir()
-    exists = tcab("seed", "lights-out", "--out", str(out), catalog=REPO / "test-cases")
+    exists = tcab("seed", "lights-out", "--out", str(out), catalog=REPO / "test-cases", tmp=tmp_path)
     assert exists.returncode == 2 and "already exists" in exists.stderr
     for args, fragment in [
         (("seed", "nope"), 'no test case "nope"'),

@@ -13,8 +13,8 @@ import pytest
 from PIL import Image
 
 from tcab.catalog import load_version
-from tcab.runs.seed_cache import seed_from_cache
 from tcab.seeding import seed_repository
+from tcab.seeding.cache import seed_from_cache
 from tcab.validation.mockup_cache import MockupCache, mockup_cache_dir, mockup_inputs
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,0 +1,95 @@
+"""Seeded repositories and prompts kept by content, so a repeated seed is a copy.
+
+A seed and its prompt are pure functions of the case version's files and the
+variant (the commit id is the same on any machine), so the first seed of a
+variant stores both under ``build/seed-cache/<layout>/<case digest>/<variant>/``
+and later ones (``tcab seed``, ``tcab run``) copy the stored repository instead
+of rendering templates again. That also spares them importing the template
+engine and pygit2. The layout folder carries tcab's version, so a release
+that renders differently never reuses an old entry.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from tcab import __version__, atomic
+from tcab.catalog import CaseVersion, Variant, case_digest
+from tcab.errors import SeedError
+
+# Bump when an entry's files change, so older entries are not read.
+LAYOUT = f"tcab-{__version__}-2"
+
+
+@dataclass(frozen=True, slots=True)
+class CachedSeed:
+    """A seeded repository copied to ``path``: its commit id, the rendered
+    prompt and the seeded paths (sorted, as ``SeedResult.files``)."""
+
+    path: Path
+    commit: str
+    prompt: str
+    files: tuple[str, ...]
+
+
+def cache_entry(cache_dir: Path, case: CaseVersion, variant: Variant) -> Path:
+    """The folder that holds (or will hold) this variant's seed."""
+    return Path(cache_dir) / LAYOUT / case_digest(case) / variant.slug
+
+
+def _mockup_renderer(cache_dir: Path, case: CaseVersion, variant: Variant, timeout_s: float | None):
+    """The cached mockup renderer (build/mockup-cache/, beside this cache), or
+    nothing for a variant without HTML mockups (no browser import then)."""
+    if not case.mockups_for(variant):
+        return contextlib.nullcontext(None)
+    from tcab.validation.mockup import MockupLimits
+    from tcab.validation.mockup_cache import MockupCache, mockup_cache_dir
+
+    limits = MockupLimits() if timeout_s is None else MockupLimits(timeout_s=timeout_s)
+    return MockupCache(case.root, mockup_cache_dir(Path(cache_dir).parent), limits)
+
+
+def _store(entry: Path, cache_dir: Path, case: CaseVersion, variant: Variant,
+           mockup_timeout_s: float | None) -> None:
+    """Seed ``variant`` into the entry; a failed seed stores nothing."""
+    # Slow imports (pygit2, the template renderer): a miss only.
+    from tcab.seeding import render_prompt, seed_repository
+
+    prompt = render_prompt(case, variant)
+    try:
+        with atomic.atomic_dir(entry) as tmp, \
+                _mockup_renderer(cache_dir, case, variant, mockup_timeout_s) as render:
+            result = seed_repository(case, variant, tmp / "repo", render_mockup=render)
+            (tmp / "commit").write_text(result.commit)
+            (tmp / "prompt.txt").write_text(prompt, encoding="utf-8")
+            (tmp / "files.json").write_text(json.dumps(list(result.files)), encoding="utf-8")
+    except FileExistsError:
+        pass  # another process stored the same entry first: identical content
+
+
+def seed_from_cache(cache_dir: Path, case: CaseVersion, variant: Variant, dest: Path, *,
+                    replace: bool = False, mockup_timeout_s: float | None = None) -> CachedSeed:
+    """Copy this variant's seeded repository to ``dest``, seeding and storing it
+    first when the cache has no entry. ``dest`` must not exist unless
+    ``replace``; it appears only complete (a replaced folder is swapped at the end).
+
+    Raises SeedError (``dest`` exists, or a broken case), TemplateError or
+    CatalogError, as seeding does; on failure nothing is stored or left at ``dest``.
+    """
+    entry = cache_entry(cache_dir, case, variant)
+    if not (entry / "files.json").is_file():
+        _store(entry, cache_dir, case, variant, mockup_timeout_s)
+    dest = Path(dest)
+    try:
+        with atomic.atomic_dir(dest, replace=replace) as tmp:
+            # Copies the repository folder's mode too (0755: the run user enters it).
+            shutil.copytree(entry / "repo", tmp, symlinks=True, dirs_exist_ok=True)
+    except FileExistsError as exc:
+        raise SeedError(f"{dest}: already exists; choose another --out or remove it") from exc
+    return CachedSeed(dest.resolve(), (entry / "commit").read_text(),
+                      (entry / "prompt.txt").read_text(encoding="utf-8"),
+                      tuple(json.loads((entry / "files.json").read_text(encoding="utf-8"))))
