@@ -80,16 +80,19 @@ def seed_from_cache(cache_dir: Path, case: CaseVersion, variant: Variant, dest: 
     Raises SeedError (``dest`` exists, or a broken case), TemplateError or
     CatalogError, as seeding does; on failure nothing is stored or left at ``dest``.
     """
+    dest = Path(dest)
+    taken = SeedError(f"{dest}: already exists; choose another --out or remove it")
+    if not replace and dest.exists():
+        raise taken  # before seeding anything
     entry = cache_entry(cache_dir, case, variant)
     if not (entry / "files.json").is_file():
         _store(entry, cache_dir, case, variant, mockup_timeout_s)
-    dest = Path(dest)
     try:
         with atomic.atomic_dir(dest, replace=replace) as tmp:
             # Copies the repository folder's mode too (0755: the run user enters it).
             shutil.copytree(entry / "repo", tmp, symlinks=True, dirs_exist_ok=True)
     except FileExistsError as exc:
-        raise SeedError(f"{dest}: already exists; choose another --out or remove it") from exc
+        raise taken from exc  # made by another process meanwhile
     return CachedSeed(dest.resolve(), (entry / "commit").read_text(),
                       (entry / "prompt.txt").read_text(encoding="utf-8"),
                       tuple(json.loads((entry / "files.json").read_text(encoding="utf-8"))))

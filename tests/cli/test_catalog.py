@@ -114,8 +114,10 @@ def test_seed_explicit_out_and_errors(tmp_path):
     out = tmp_path / "here"
     ok = tcab("seed", "lights-out@v1.0.0", "--out", str(out), catalog=REPO / "test-cases", tmp=tmp_path)
     assert ok.returncode == 0 and (out / ".git").is_dir()
+    shutil.rmtree(tmp_path / "build")
     exists = tcab("seed", "lights-out", "--out", str(out), catalog=REPO / "test-cases", tmp=tmp_path)
     assert exists.returncode == 2 and "already exists" in exists.stderr
+    assert not (tmp_path / "build").exists()  # refused before anything was seeded
     for args, fragment in [
         (("seed", "nope"), 'no test case "nope"'),
         (("seed", "lights-out", "--variant", "huge"), "unknown variant 'huge'; known: classic, torus"),
