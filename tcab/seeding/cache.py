@@ -37,8 +37,15 @@ class CachedSeed:
 
 
 def cache_entry(cache_dir: Path, case: CaseVersion, variant: Variant) -> Path:
-    """The folder that holds (or will hold) this variant's seed."""
-    return Path(cache_dir) / LAYOUT / case_digest(case) / variant.slug
+    """The folder that holds (or will hold) this variant's seed. A variant with
+    HTML mockups seeds their screenshots, so its entry also names the browser
+    and fonts that render them (as the mockup cache's key does)."""
+    name = variant.slug
+    if case.mockups_for(variant):
+        from tcab.validation.renderer import renderer_fingerprint
+
+        name = f"{name}@{renderer_fingerprint()[:16]}"
+    return Path(cache_dir) / LAYOUT / case_digest(case) / name
 
 
 def _mockup_renderer(cache_dir: Path, case: CaseVersion, variant: Variant, timeout_s: float | None):

@@ -8,8 +8,10 @@ known before rendering, so the cache is two levels deep::
                                     /loaded.json   {"files": {rel: sha256}, "png_sha256", ...}
 
 ``<key>`` is the SHA-256 of the mockup's path in its version folder, its
-bytes, the default viewport and tcab's version (a release that renders
-differently never reuses an old shot); ``<files>`` is the SHA-256 of the
+bytes, the default viewport, tcab's version (a release that renders
+differently never reuses an old shot) and the renderer's fingerprint (the
+browser's and the host's fonts' files, :mod:`tcab.validation.renderer`:
+upgrading Chromium or adding a font renders again); ``<files>`` is the SHA-256 of the
 loaded set. A hit needs every recorded file to still have its recorded
 digest (read as the site server would serve it: no link followed), and the
 PNG its recorded digest (a damaged entry is a miss). Entries are written
@@ -30,6 +32,7 @@ from tcab.catalog.toml import display_path
 from tcab.errors import SeedError
 from tcab.validation.chromium import BrowserUnavailable
 from tcab.validation.mockup import DEFAULT_VIEWPORT, MockupLimits, MockupSession
+from tcab.validation.renderer import renderer_fingerprint
 from tcab.validation.site_server import Refused, open_inside
 
 RENDER_FORMAT = 1  # bump when the way a mockup is rendered changes
@@ -48,7 +51,7 @@ def _sha256(data: bytes) -> str:
 def mockup_key(rel: str, mockup_sha: str) -> str:
     """The first level of the cache: what is known before rendering."""
     doc = {"format": RENDER_FORMAT, "tcab": __version__, "mockup": rel, "sha256": mockup_sha,
-           "viewport": list(DEFAULT_VIEWPORT)}
+           "viewport": list(DEFAULT_VIEWPORT), "renderer": renderer_fingerprint()}
     return _sha256(json.dumps(doc, sort_keys=True).encode())
 
 

@@ -14,7 +14,8 @@ from PIL import Image
 
 from tcab.catalog import load_version
 from tcab.seeding import seed_repository
-from tcab.seeding.cache import seed_from_cache
+from tcab.seeding.cache import cache_entry, seed_from_cache
+from tcab.validation import chromium, renderer
 from tcab.validation.mockup_cache import MockupCache, mockup_cache_dir, mockup_inputs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -80,6 +81,51 @@ def test_cold_then_warm_seed_and_a_changed_stylesheet(tmp_path):
     assert (changed.renders, changed.browser_starts) == (3, 1)
     for rel in SIZES:
         assert (third.path / rel).read_bytes() != (first.path / rel).read_bytes()
+
+
+@pytest.mark.timeout(240)
+def test_a_new_font_or_an_upgraded_browser_renders_again(tmp_path, monkeypatch):
+    _, root = _catalog(tmp_path)
+    case, _ = load_version(root)
+    cache = tmp_path / "mockup-cache"
+    fonts = tmp_path / "fonts"
+    fonts.mkdir()
+    browser = tmp_path / "bin/chromium"
+    browser.parent.mkdir()
+    real = chromium.CHROMIUM
+
+    def install_browser(version: str) -> None:
+        # As a package upgrade does: a new file renamed into place.
+        new = browser.with_name(".chromium.new")
+        new.write_text(f'#!/bin/sh\n# {version}\nexec {real} "$@"\n')
+        new.chmod(0o755)
+        new.replace(browser)
+
+    def inputs() -> str:
+        renderer.renderer_fingerprint.cache_clear()  # it is read once per process
+        return mockup_inputs(cache, case, case.variants[0], _sha)
+
+    def seed(name: str) -> MockupCache:
+        renderer.renderer_fingerprint.cache_clear()
+        with MockupCache(case.root, cache) as mockups:
+            seed_repository(case, case.variant(), tmp_path / name, render_mockup=mockups)
+        return mockups
+
+    install_browser("1")
+    monkeypatch.setattr(chromium, "CHROMIUM", str(browser))
+    monkeypatch.setattr(renderer, "FONT_DIRS", (str(fonts),))
+    assert (seed("cold").renders, seed("warm").renders) == (3, 0)
+    recorded = inputs()
+    assert inputs() == recorded
+    entry = cache_entry(tmp_path / "seed-cache", case, case.variant())
+
+    (fonts / "new-face.ttf").write_bytes(b"a font file")
+    assert inputs() != recorded  # a sweep re-seeds
+    assert cache_entry(tmp_path / "seed-cache", case, case.variant()) != entry  # so does tcab seed
+    assert (seed("new-font").renders, seed("new-font-warm").renders) == (3, 0)
+
+    install_browser("2")
+    assert seed("new-browser").renders == 3
 
 
 @pytest.mark.timeout(240)
