@@ -23,6 +23,9 @@ class Faults:
     stream_idle_timeout_s: float | None = None
     #: Verbs ("create", "get", "list", "delete", "exec") answered 403 Forbidden.
     forbidden: set[str] = field(default_factory=set)
+    #: Seconds an exec request waits before its WebSocket upgrade is answered
+    #: (a kubelet that accepted the connection and hangs).
+    exec_stall_s: float | None = None
     #: The exec subprotocols the server speaks, in preference order.
     protocols: tuple[str, ...] = ("v5.channel.k8s.io", "v4.channel.k8s.io")
 

@@ -8,7 +8,9 @@ as a real server sends them (the client reads ``message`` and ``code``).
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 
 from aiohttp import web
 
@@ -111,6 +113,13 @@ def make_app(store: PodStore, token: str) -> web.Application:
             return status(400, "BadRequest", f"container {container} is not valid for pod {name}")
         if not pod.running:
             return status(400, "BadRequest", f"pod {name} is not running (phase {pod.obj['status'].get('phase')})")
+        if faults.exec_stall_s:
+            # Hang until the stall ends, the fault is cleared or the client leaves.
+            end = time.monotonic() + faults.exec_stall_s
+            while faults.exec_stall_s and time.monotonic() < end and request.transport is not None \
+                    and not request.transport.is_closing():
+                await asyncio.sleep(0.1)
+            return status(504, "Timeout", "the kubelet did not answer the exec upgrade")
         return await handle_exec(request, pod.container, faults)
 
     app = web.Application(client_max_size=64 << 20)

@@ -91,6 +91,26 @@ def test_stream_dropped_without_status_is_a_backend_failure(kube_runtime, kube_s
 
 
 @pytest.mark.timeout(120)
+def test_an_exec_upgrade_that_never_comes_is_bounded(kube_runtime, kube_standin, base_image, monkeypatch) -> None:
+    from tcab.runtime.kubernetes import exec as kube_exec
+
+    monkeypatch.setattr(kube_exec, "CONNECT_S", 1.0)
+    pod = kube_runtime.start(_spec(base_image, "stalled-upgrade"))
+    try:
+        kube_standin.faults.exec_stall_s = 60.0
+        t0 = time.monotonic()
+        with pytest.raises(RuntimeBackendError, match=f"open an exec stream.*{pod}|{pod}.*open an exec stream"):
+            kube_runtime.exec(pod, ["true"])
+        assert time.monotonic() - t0 < 15
+        kube_standin.faults.exec_stall_s = None
+        assert kube_runtime.exec(pod, ["sh", "-c", "echo after"]).stdout.strip() == "after"
+    finally:
+        kube_standin.faults.exec_stall_s = None
+        kube_runtime.remove(pod)
+    _no_pods(kube_standin)
+
+
+@pytest.mark.timeout(120)
 def test_pod_deleted_mid_run_is_a_backend_failure(kube_runtime, kube_standin, base_image) -> None:
     pod = kube_runtime.start(_spec(base_image, "deleted"))
     threading.Timer(1.5, kube_standin.delete_pod, args=("tcab", pod)).start()

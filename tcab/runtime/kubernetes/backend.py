@@ -47,7 +47,7 @@ from tcab.runtime.base import (
 from tcab.runtime.kubernetes import copy as _copy
 from tcab.runtime.kubernetes.config import KubeSettings, load_client_config
 from tcab.runtime.kubernetes.errors import kube_error
-from tcab.runtime.kubernetes.exec import ExecStream, run_exec
+from tcab.runtime.kubernetes.exec import ExecStream, bound_exec_handshake, run_exec
 from tcab.runtime.kubernetes.pods import (
     CONTAINER,
     image_digest,
@@ -207,6 +207,7 @@ class KubernetesRuntime:
         def open_stream(command: list[str], stdin: bool) -> ExecStream:
             try:
                 with self._stream_lock:
+                    bound_exec_handshake()
                     ws = stream(self._stream_core.connect_get_namespaced_pod_exec, container, self.namespace,
                                 command=command, container=CONTAINER, stdin=stdin, stdout=True, stderr=True,
                                 tty=False, _preload_content=False, binary=True)

@@ -24,6 +24,11 @@ with the clock asked between them, so a slow sink cannot hold the loop
 past its deadline either. The exit code comes from the status
 channel (3); a stream that closes without one is a backend failure (what a
 kubelet does at its ``streamingConnectionIdleTimeout``), never a result.
+
+Opening the stream is bounded too (:func:`bound_exec_handshake`): the
+client library connects its WebSocket with no timeout at all, so a kubelet
+or proxy that accepts the connection and never answers the upgrade would
+hold the run forever.
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ _SLICE = 1 << 10
 #: A frame that has begun must arrive within this (a stalled server is a dropped stream).
 _FRAME_S = 60.0
 _STATUS_MAX = 1 << 16  # a Status document is small; more is not kept
+#: Connecting an exec WebSocket and its upgrade handshake must finish within this.
+CONNECT_S = 30.0
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # $0 pid file, $1 workdir, $2 bytes of environment script on stdin, then argv.
@@ -95,6 +102,32 @@ def parse_status(raw: bytes | str) -> tuple[int | None, str]:
                 except (TypeError, ValueError):
                     break
     return None, str(doc.get("message") or doc.get("reason") or text[:200])
+
+
+_bounded_class = None
+
+
+def bound_exec_handshake() -> None:
+    """Give the client library's exec WebSockets a connect and handshake timeout.
+
+    ``kubernetes.stream.ws_client.create_websocket`` builds a
+    ``websocket.WebSocket`` and connects it with no ``timeout`` (so the socket
+    blocks forever), and none of its options can be passed through
+    ``stream()``. So the class that module uses is replaced, once, by a
+    subclass whose ``connect`` defaults ``timeout`` to ``CONNECT_S`` (read at
+    each connect). :class:`ExecStream` then sets its own per-frame bound.
+    """
+    global _bounded_class
+    from kubernetes.stream import ws_client
+
+    if _bounded_class is None:
+        class BoundedWebSocket(ws_client.WebSocket):
+            def connect(self, url, **options):
+                options.setdefault("timeout", CONNECT_S)
+                return super().connect(url, **options)
+
+        _bounded_class = BoundedWebSocket
+    ws_client.WebSocket = _bounded_class
 
 
 class ExecStream:
