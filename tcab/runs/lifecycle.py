@@ -136,7 +136,7 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
         with RunLog(run_dir, redactor, make_adapter(harness.adapter), options.on_event,
                     options.max_log_bytes) as log:
             outcome = state.execute(log)  # holds interrupts back from its cleanup on
-        record = _run_record(state, case, variant, seed.commit, redactor, outcome)
+        record = _run_record(state, case, variant, seed, redactor, outcome)
         record.write()
         if options.record_db:
             _record_row(settings, record)
@@ -154,6 +154,7 @@ class _Seed:
     dir: Path
     commit: str
     prompt: str
+    case_digest: str  # of the case folder when it was seeded, not when the run ends
     own: bool  # made for this run (removed after it), not a doit target
 
 
@@ -163,20 +164,21 @@ def _seed(settings: Settings, case: CaseVersion, variant: Variant, options: RunO
     if options.seed_dir is None:
         seed_dir = Path(settings.tmp_dir) / "run-seeds" / run_id
         seed = seed_from_cache(settings.build_dir / "seed-cache", case, variant, seed_dir)
-        return _Seed(seed_dir, seed.commit, seed.prompt, own=True)
+        return _Seed(seed_dir, seed.commit, seed.prompt, seed.case_digest, own=True)
     import pygit2  # slow import (libgit2): only a sweep's run reads a seed it did not make
 
     seed_dir = Path(options.seed_dir)
     commit = str(pygit2.Repository(str(seed_dir)).head.target)
+    digest = case_digest(case)
     if options.prompt is not None:
-        return _Seed(seed_dir, commit, options.prompt, own=False)
+        return _Seed(seed_dir, commit, options.prompt, digest, own=False)
     # Slow import (pygit2, the template renderer), rarely needed.
     from tcab.seeding import render_prompt
 
-    return _Seed(seed_dir, commit, render_prompt(case, variant), own=False)
+    return _Seed(seed_dir, commit, render_prompt(case, variant), digest, own=False)
 
 
-def _run_record(state: RunState, case: CaseVersion, variant: Variant, seed_commit: str,
+def _run_record(state: RunState, case: CaseVersion, variant: Variant, seed: _Seed,
                 redactor: Redactor, outcome: Outcome) -> RunRecord:
     """The record of a finished run; every detail redacted and made readable."""
     harness, options = state.harness, state.options
@@ -184,11 +186,11 @@ def _run_record(state: RunState, case: CaseVersion, variant: Variant, seed_commi
         id=state.run_id, run_dir=state.run_dir, status=outcome.status,
         status_detail=readable(redactor.redact(outcome.detail)), started_at=outcome.started_at,
         finished_at=outcome.finished_at, duration_s=outcome.duration_s, case_slug=case.slug,
-        case_version=case.version, case_type=case.type, case_digest=case_digest(case),
+        case_version=case.version, case_type=case.type, case_digest=seed.case_digest,
         variant=variant.slug, harness=harness.slug, harness_digest=harness.digest,
         runtime=state.runtime.name, harness_version=outcome.harness_version,
         model=options.model or harness.default_model, image=state.image_ref,
-        image_digest=outcome.image_digest, image_id=outcome.image_id, seed_commit=seed_commit,
+        image_digest=outcome.image_digest, image_id=outcome.image_id, seed_commit=seed.commit,
         stages=tuple(dataclasses.replace(s, detail=readable(redactor.redact(s.detail))) for s in outcome.stages),
         tokens=outcome.tokens,
         artifact_digest=outcome.artifact_digest, files=outcome.files, bytes=outcome.bytes,

@@ -28,24 +28,27 @@ LAYOUT = f"tcab-{__version__}-2"
 @dataclass(frozen=True, slots=True)
 class CachedSeed:
     """A seeded repository copied to ``path``: its commit id, the rendered
-    prompt and the seeded paths (sorted, as ``SeedResult.files``)."""
+    prompt, the seeded paths (sorted, as ``SeedResult.files``) and the digest
+    of the case folder it was seeded from (what the entry is keyed on)."""
 
     path: Path
     commit: str
     prompt: str
     files: tuple[str, ...]
+    case_digest: str
 
 
-def cache_entry(cache_dir: Path, case: CaseVersion, variant: Variant) -> Path:
-    """The folder that holds (or will hold) this variant's seed. A variant with
-    HTML mockups seeds their screenshots, so its entry also names the browser
-    and fonts that render them (as the mockup cache's key does)."""
+def cache_entry(cache_dir: Path, case: CaseVersion, variant: Variant, digest: str | None = None) -> Path:
+    """The folder that holds (or will hold) this variant's seed; ``digest`` is
+    the case folder's, when the caller has it. A variant with HTML mockups
+    seeds their screenshots, so its entry also names the browser and fonts
+    that render them (as the mockup cache's key does)."""
     name = variant.slug
     if case.mockups_for(variant):
         from tcab.validation.renderer import renderer_fingerprint
 
         name = f"{name}@{renderer_fingerprint()[:16]}"
-    return Path(cache_dir) / LAYOUT / case_digest(case) / name
+    return Path(cache_dir) / LAYOUT / (digest or case_digest(case)) / name
 
 
 def _mockup_renderer(cache_dir: Path, case: CaseVersion, variant: Variant, timeout_s: float | None):
@@ -68,7 +71,9 @@ def _store(entry: Path, cache_dir: Path, case: CaseVersion, variant: Variant,
 
     prompt = render_prompt(case, variant)
     try:
-        with atomic.atomic_dir(entry) as tmp, \
+        # An entry without files.json is damaged (complete ones are renamed into
+        # place whole): it is replaced rather than read.
+        with atomic.atomic_dir(entry, replace=entry.exists()) as tmp, \
                 _mockup_renderer(cache_dir, case, variant, mockup_timeout_s) as render:
             result = seed_repository(case, variant, tmp / "repo", render_mockup=render)
             (tmp / "commit").write_text(result.commit)
@@ -91,7 +96,8 @@ def seed_from_cache(cache_dir: Path, case: CaseVersion, variant: Variant, dest: 
     taken = SeedError(f"{dest}: already exists; choose another --out or remove it")
     if not replace and dest.exists():
         raise taken  # before seeding anything
-    entry = cache_entry(cache_dir, case, variant)
+    digest = case_digest(case)  # read once: the entry's key and the caller's record
+    entry = cache_entry(cache_dir, case, variant, digest)
     if not (entry / "files.json").is_file():
         _store(entry, cache_dir, case, variant, mockup_timeout_s)
     try:
@@ -102,4 +108,4 @@ def seed_from_cache(cache_dir: Path, case: CaseVersion, variant: Variant, dest: 
         raise taken from exc  # made by another process meanwhile
     return CachedSeed(dest.resolve(), (entry / "commit").read_text(),
                       (entry / "prompt.txt").read_text(encoding="utf-8"),
-                      tuple(json.loads((entry / "files.json").read_text(encoding="utf-8"))))
+                      tuple(json.loads((entry / "files.json").read_text(encoding="utf-8"))), digest)

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import sqlite3
 import threading
 from pathlib import Path
 
 import pytest
 
+from tcab.catalog import case_digest, load_version
 from tcab.runs import RunOptions, execute_run
+from tests.support.paths import LIGHTS_OUT
 
 
 def _run(settings, case, harness, runtime, **options):
@@ -85,6 +88,22 @@ def test_harness_error(settings, e2e_case, scripted, runtime) -> None:
     assert record.status == "harness_error" and "exit 3" in record.status_detail
     assert "bad thing" in record.status_detail
     assert (record.run_dir / "work" / "specs").is_dir()  # collected anyway
+
+
+def test_the_record_names_the_case_folder_as_it_was_seeded(settings, tmp_path, scripted, runtime) -> None:
+    root = tmp_path / "catalog/end-to-end/easy/lights-out/v1.0.0"
+    shutil.copytree(LIGHTS_OUT, root)
+    case, _ = load_version(root)
+    seeded = case_digest(case)
+    spec = root / "specs/overview.md"
+
+    def edit(event: dict) -> None:  # the operator edits the case while the run goes on
+        if not spec.read_text().endswith("edited\n"):
+            spec.write_text(spec.read_text() + "edited\n")
+
+    record = _run(settings, case, scripted("echo working"), runtime, on_event=edit)
+    assert record.status == "completed", record.status_detail
+    assert case_digest(case) != seeded and record.case_digest == seeded
 
 
 def test_timed_out_keeps_the_source(settings, e2e_case, scripted, runtime) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pygit2
 
-from tcab.catalog import load_version
+from tcab.catalog import case_digest, load_version
 from tcab.seeding import render_prompt, seed_repository
 from tcab.seeding.cache import cache_entry, seed_from_cache
 
@@ -36,6 +36,18 @@ def test_second_seed_is_a_copy_of_the_first_with_the_same_commit_and_prompt(tmp_
     second = seed_from_cache(tmp_path / "cache", case, variant, tmp_path / "b")
     assert second.prompt == "from the cache" and second.commit == first.commit
     assert str(pygit2.Repository(str(tmp_path / "b")).head.target) == first.commit
+
+
+def test_a_damaged_entry_is_seeded_again_and_the_digest_is_the_one_keyed_on(tmp_path):
+    case = _case(CASE)
+    variant = case.variant(None)
+    first = seed_from_cache(tmp_path / "cache", case, variant, tmp_path / "a")
+    entry = cache_entry(tmp_path / "cache", case, variant)
+    assert first.case_digest == case_digest(case) == entry.parent.name
+    (entry / "files.json").unlink()  # complete entries always have it
+    second = seed_from_cache(tmp_path / "cache", case, variant, tmp_path / "b")
+    assert second.commit == first.commit and second.files == first.files
+    assert (entry / "files.json").is_file()
 
 
 def test_a_changed_case_gets_its_own_entry(tmp_path):
