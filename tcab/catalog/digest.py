@@ -24,8 +24,10 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tcab.catalog.model import CaseVersion
+if TYPE_CHECKING:
+    from tcab.catalog.model import CaseVersion
 
 MAGIC = b"tcab-case-digest/1\n"
 _CHUNK = 1 << 20

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tcab.catalog.layout import KEBAB
 from tcab.errors import Problem
 
-KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _ARRAY_HEADER = re.compile(r"^\s*\[\[\s*([^\]]+?)\s*\]\]")
 _TABLE_HEADER = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]")
 

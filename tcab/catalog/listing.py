@@ -17,8 +17,8 @@ from pathlib import Path
 
 import tomli
 
-from tcab.catalog.fields import KEBAB
-from tcab.catalog.model import DIFFICULTIES, TYPES, version_key
+from tcab.catalog.layout import DIFFICULTIES, KEBAB, TYPES
+from tcab.catalog.model import version_key
 from tcab.catalog.toml import display_path
 from tcab.errors import Problem
 

@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from tcab.catalog.checklist import parse_instrumentation
-from tcab.catalog.fields import KEBAB, Fields, Source, show
+from tcab.catalog.fields import Fields, Source, show
+from tcab.catalog.layout import DIFFICULTIES, KEBAB, TYPES
 from tcab.catalog.model import (
-    DIFFICULTIES,
     FORMATS,
     STRUCTURES,
-    TYPES,
     Build,
     CaseVersion,
     Contract,

@@ -16,8 +16,6 @@ from typing import Any
 from tcab.catalog.actions import Action
 from tcab.errors import CatalogError, Problem
 
-TYPES = ("end-to-end", "adversarial")
-DIFFICULTIES = ("easy", "medium", "hard")
 STRUCTURES = ("round-robin", "bracket")
 # The folders a static site may be built into when ``[build].output`` is not
 # given, in the order they are tried (the original Test Cabinet's convention).

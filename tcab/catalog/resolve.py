@@ -17,24 +17,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tcab.catalog.fields import KEBAB, show
+from tcab.catalog.fields import show
+from tcab.catalog.layout import case_folders
 from tcab.catalog.listing import list_entries, version_folders
 from tcab.catalog.loader import Catalog, parse_case_folder, parse_version, version_dirs
-from tcab.catalog.model import DIFFICULTIES, TYPES, CaseVersion, version_key
+from tcab.catalog.model import CaseVersion, version_key
 from tcab.catalog.toml import display_path
 from tcab.errors import CatalogError, Problem
-
-
-def _case_folders(root: Path, slug: str) -> list[tuple[str, str, Path]]:
-    if not KEBAB.match(slug) or len(slug) > 255:  # a slug is kebab-case: nothing else names a folder
-        return []
-    found = []
-    for case_type in TYPES:
-        for difficulty in DIFFICULTIES:
-            cdir = root / case_type / difficulty / slug
-            if cdir.is_dir():
-                found.append((case_type, difficulty, cdir))
-    return found
 
 
 def _read_few(cdir: Path, case_type: str, difficulty: str, slug: str, version: str | None,
@@ -87,7 +76,7 @@ def resolve_case(root: Path | str, ref: str, version: str | None = None, *,
     if not root.is_dir():
         raise CatalogError(Problem(str(root), "catalog folder not found (run tcab from "
                                    "the project folder or set TCAB_CATALOG)"))
-    folders = _case_folders(root, slug)
+    folders = case_folders(root, slug)
     if not folders:  # a case folder named otherwise than its slug: find it by manifest
         entries, _ = list_entries(root)
         folders = sorted({(e.type, e.difficulty, e.root.parent) for e in entries if e.slug == slug})

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from tcab.catalog import resolve_case
 from tcab.cli.params import Seconds
 from tcab.settings import Settings
 
@@ -44,26 +43,47 @@ def seed(settings: Settings, case: str, version: str | None, variant: str | None
       git -C tmp/seeds/lights-out-v1.0.0-classic log --stat
 
     The seed is kept under build/seed-cache/ by the case folder's content
-    digest, so seeding an unchanged variant again is a copy. HTML mockups
-    are rendered in headless Chromium and kept under build/mockup-cache/.
+    digest, so seeding an unchanged variant again is a copy (and a repeated
+    command does not even parse the case). HTML mockups are rendered in
+    headless Chromium and kept under build/mockup-cache/.
     """
-    from tcab.seeding.cache import seed_from_cache
+    from tcab.seeding import memo
+    from tcab.seeding.cache import copy_entry, entry_path, is_complete, seed_from_cache
 
-    resolved = resolve_case(settings.catalog_dir, case, version, experimental=experimental)
-    chosen = resolved.variant(variant)
-    dest = out or settings.tmp_dir / "seeds" / f"{resolved.slug}-{resolved.version}-{chosen.slug}"
-    result = seed_from_cache(settings.build_dir / "seed-cache", resolved, chosen, dest,
-                             replace=out is None, mockup_timeout_s=mockup_timeout)
+    cache_dir = settings.build_dir / "seed-cache"
+    answer_file = memo.answer_file(cache_dir, settings.catalog_dir, case, version, variant, experimental)
+    known = memo.recall(answer_file)
+    entry = entry_path(cache_dir, known.digest, known.variant, known.has_mockups) if known else None
+    if known and entry and is_complete(entry):
+        dest = out or _seed_dir(settings, known.slug, known.version, known.variant)
+        result = copy_entry(entry, dest, known.digest, replace=out is None)
+        ref, variant_slug = known.ref, known.variant
+    else:
+        from tcab.catalog import resolve_case
+
+        resolved = resolve_case(settings.catalog_dir, case, version, experimental=experimental)
+        chosen = resolved.variant(variant)
+        dest = out or _seed_dir(settings, resolved.slug, resolved.version, chosen.slug)
+        result = seed_from_cache(cache_dir, resolved, chosen, dest,
+                                 replace=out is None, mockup_timeout_s=mockup_timeout)
+        memo.remember(answer_file, resolved, chosen, result.case_digest, result.prompt)
+        ref, variant_slug = resolved.ref, chosen.slug
     if as_json:
         import json
 
-        click.echo(json.dumps({"case": resolved.slug, "version": resolved.version,
-                               "variant": chosen.slug, "commit": result.commit,
+        slug, _, at = ref.partition("@")
+        click.echo(json.dumps({"case": slug, "version": at,
+                               "variant": variant_slug, "commit": result.commit,
                                "path": str(result.path), "files": list(result.files)}, indent=2))
         return
-    click.echo(f"seeded {resolved.ref} variant {chosen.slug}: {len(result.files)} files, "
+    click.echo(f"seeded {ref} variant {variant_slug}: {len(result.files)} files, "
                f"commit {result.commit}")
     click.echo(str(result.path))
+
+
+def _seed_dir(settings: Settings, slug: str, version: str, variant: str) -> Path:
+    """Where ``tcab seed`` puts a seed without ``--out`` (replaced if present)."""
+    return settings.tmp_dir / "seeds" / f"{slug}-{version}-{variant}"
 
 
 @click.command()
@@ -83,7 +103,19 @@ def prompt(settings: Settings, case: str, version: str | None, variant: str | No
       tcab prompt lights-out
       tcab prompt lights-out --variant torus
     """
-    from tcab.seeding import render_prompt
+    from tcab.seeding import memo
 
-    resolved = resolve_case(settings.catalog_dir, case, version, experimental=experimental)
-    click.echo(render_prompt(resolved, resolved.variant(variant)), nl=False)
+    answer_file = memo.answer_file(settings.build_dir / "seed-cache", settings.catalog_dir,
+                                   case, version, variant, experimental)
+    known = memo.recall(answer_file)
+    if known is None:
+        from tcab.catalog import case_digest, resolve_case
+        from tcab.seeding import render_prompt
+
+        resolved = resolve_case(settings.catalog_dir, case, version, experimental=experimental)
+        chosen = resolved.variant(variant)
+        text = render_prompt(resolved, chosen)
+        memo.remember(answer_file, resolved, chosen, case_digest(resolved), text)
+    else:
+        text = known.prompt
+    click.echo(text, nl=False)

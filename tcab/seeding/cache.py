@@ -16,10 +16,14 @@ import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tcab import __version__, atomic
-from tcab.catalog import CaseVersion, Variant, case_digest
+from tcab.catalog.digest import case_digest
 from tcab.errors import SeedError
+
+if TYPE_CHECKING:
+    from tcab.catalog import CaseVersion, Variant
 
 # Bump when an entry's files change, so older entries are not read.
 LAYOUT = f"tcab-{__version__}-2"
@@ -38,17 +42,22 @@ class CachedSeed:
     case_digest: str
 
 
-def cache_entry(cache_dir: Path, case: CaseVersion, variant: Variant, digest: str | None = None) -> Path:
-    """The folder that holds (or will hold) this variant's seed; ``digest`` is
-    the case folder's, when the caller has it. A variant with HTML mockups
-    seeds their screenshots, so its entry also names the browser and fonts
-    that render them (as the mockup cache's key does)."""
-    name = variant.slug
-    if case.mockups_for(variant):
+def entry_path(cache_dir: Path, digest: str, variant_slug: str, has_mockups: bool) -> Path:
+    """The folder that holds (or will hold) the seed of a variant of the case
+    folder with this digest. A variant with HTML mockups seeds their
+    screenshots, so its entry also names the browser and fonts that render
+    them (as the mockup cache's key does)."""
+    name = variant_slug
+    if has_mockups:
         from tcab.validation.renderer import renderer_fingerprint
 
         name = f"{name}@{renderer_fingerprint()[:16]}"
-    return Path(cache_dir) / LAYOUT / (digest or case_digest(case)) / name
+    return Path(cache_dir) / LAYOUT / digest / name
+
+
+def cache_entry(cache_dir: Path, case: CaseVersion, variant: Variant, digest: str | None = None) -> Path:
+    """:func:`entry_path` of this variant; ``digest`` is the case folder's, when the caller has it."""
+    return entry_path(cache_dir, digest or case_digest(case), variant.slug, bool(case.mockups_for(variant)))
 
 
 def _mockup_renderer(cache_dir: Path, case: CaseVersion, variant: Variant, timeout_s: float | None):
@@ -93,19 +102,40 @@ def seed_from_cache(cache_dir: Path, case: CaseVersion, variant: Variant, dest: 
     CatalogError, as seeding does; on failure nothing is stored or left at ``dest``.
     """
     dest = Path(dest)
-    taken = SeedError(f"{dest}: already exists; choose another --out or remove it")
     if not replace and dest.exists():
-        raise taken  # before seeding anything
+        raise _taken(dest)  # before seeding anything
     digest = case_digest(case)  # read once: the entry's key and the caller's record
     entry = cache_entry(cache_dir, case, variant, digest)
-    if not (entry / "files.json").is_file():
+    if not is_complete(entry):
         _store(entry, cache_dir, case, variant, mockup_timeout_s)
+    return copy_entry(entry, dest, digest, replace=replace)
+
+
+def _taken(dest: Path) -> SeedError:
+    return SeedError(f"{dest}: already exists; choose another --out or remove it")
+
+
+def is_complete(entry: Path) -> bool:
+    """Whether ``entry`` holds a whole seed (its last file, ``files.json``, is
+    there; complete entries are renamed into place whole)."""
+    return (entry / "files.json").is_file()
+
+
+def copy_entry(entry: Path, dest: Path, digest: str, *, replace: bool = False) -> CachedSeed:
+    """Copy the complete seed ``entry`` (of the case folder with ``digest``) to
+    ``dest``, which must not exist unless ``replace``.
+
+    Raises SeedError when ``dest`` exists; nothing is left at ``dest`` on failure.
+    """
+    dest = Path(dest)
+    if not replace and dest.exists():
+        raise _taken(dest)
     try:
         with atomic.atomic_dir(dest, replace=replace) as tmp:
             # Copies the repository folder's mode too (0755: the run user enters it).
             shutil.copytree(entry / "repo", tmp, symlinks=True, dirs_exist_ok=True)
     except FileExistsError as exc:
-        raise taken from exc  # made by another process meanwhile
+        raise _taken(dest) from exc  # made by another process meanwhile
     return CachedSeed(dest.resolve(), (entry / "commit").read_text(),
                       (entry / "prompt.txt").read_text(encoding="utf-8"),
                       tuple(json.loads((entry / "files.json").read_text(encoding="utf-8"))), digest)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.probe import probe
+
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests/fixtures/catalogs"
 
@@ -96,17 +98,6 @@ def test_progress_is_shown_on_a_terminal(tmp_path, catalog):
 # What a command imports is most of its time on one case: git (pygit2 loads
 # the system's CA bundle at import), JSON Schema compilation, the container,
 # browser and wasm stacks. Each command must leave out what it does not use.
-PROBE = """
-import json, os, sys
-sys.argv = ["tcab", *sys.argv[1:]]
-try:
-    from tcab.cli import main
-    main()
-except SystemExit as exc:
-    code = exc.code
-with open(os.environ["PROBE_OUT"], "w") as f:
-    json.dump({"code": code, "modules": sorted(sys.modules)}, f)
-"""
 HEAVY = ("pygit2", "fastjsonschema", "docker", "wasmtime", "playwright", "rich", "sqlite3",
          "tcab.arena", "tcab.runs", "tcab.runtime", "tcab.results", "tcab.validation")
 
@@ -118,11 +109,7 @@ HEAVY = ("pygit2", "fastjsonschema", "docker", "wasmtime", "playwright", "rich",
 ])
 def test_one_case_and_listing_commands_import_only_what_they_use(tmp_path, catalog, args, uses):
     env = {**os.environ, "TCAB_CATALOG": str(catalog), "TCAB_BUILD": str(tmp_path / "build"),
-           "TCAB_TMP": str(tmp_path / "tmp"), "TCAB_RESULTS": str(tmp_path / "results"),
-           "PROBE_OUT": str(tmp_path / "probe.json")}
-    out = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=120)
-    probe = json.loads((tmp_path / "probe.json").read_text())
-    assert probe["code"] == 0, out.stderr
-    loaded = {m for m in HEAVY if m in probe["modules"]}
-    assert loaded == uses
+           "TCAB_TMP": str(tmp_path / "tmp"), "TCAB_RESULTS": str(tmp_path / "results")}
+    code, modules, out = probe(args, env, tmp_path / "probe.json", tmp_path)
+    assert code == 0, out.stderr
+    assert {m for m in HEAVY if m in modules} == uses
