@@ -66,7 +66,8 @@ def tree_digest(root: Path | str) -> str:
     """SHA-256 hex digest of the folder ``root`` in the framing above.
 
     Files are read in chunks (a collected tree may hold large ones).
-    Raises OSError if a file cannot be read.
+    Raises OSError if a file cannot be read or is not a regular file (a FIFO,
+    socket or device: none is content, and opening a FIFO could block).
     """
     import hashlib  # ~4 ms of OpenSSL at import: not for commands that digest nothing (`tcab prompt`)
 
@@ -81,9 +82,13 @@ def tree_digest(root: Path | str) -> str:
             h.update(len(data).to_bytes(8, "big"))
             h.update(data)
             continue
-        fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
+        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+        fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         try:
-            size = os.fstat(fd).st_size
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise OSError(f"{full}: not a regular file, folder or link")
+            size = info.st_size
             h.update(size.to_bytes(8, "big"))
             done = 0
             while chunk := os.read(fd, _CHUNK):

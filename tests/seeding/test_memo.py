@@ -137,3 +137,15 @@ def test_a_malformed_answer_is_answered_in_full_and_replaced(tmp_path, catalog, 
     assert json.loads(answer.read_text())["prompt"] == expected
     code, _, out, err = run(tmp_path, catalog, "seed", "lights-out", "--json")
     assert code == 0 and json.loads(out)["path"] == str(tmp_path / "tmp/seeds/lights-out-v1.0.0-classic"), err
+
+
+def test_a_fifo_in_the_case_folder_does_not_hang_the_command(tmp_path, catalog):
+    # Digesting the case folder opens every file in it; a FIFO would block that
+    # open forever. It is not a file a case can hold: no answer is kept, and
+    # the command answers in full (which never opens it).
+    old = catalog / "end-to-end/easy/lights-out/v0.9.0"
+    old.mkdir()
+    os.mkfifo(old / "notes.md")
+    code, _, out, err = run(tmp_path, catalog, "prompt", "lights-out")
+    assert code == 0 and "Lights Out" in out, err
+    assert answers(tmp_path) == []
