@@ -221,9 +221,9 @@ def test_debug_shows_the_traceback_of_an_unexpected_error(tmp_path):
     """--debug / TCAB_DEBUG=1 shows a bug's traceback; without them, one line."""
     env = {**os.environ, "TCAB_CATALOG": str(CATALOG)}
     env.pop("TCAB_DEBUG", None)
-    code = ("import sys, tcab.cli, tcab.cli.seed as s\n"
+    code = ("import sys, tcab.cli, tcab.seeding.memo as m\n"
             "def boom(*a, **k): raise ZeroDivisionError('boom')\n"
-            "s.resolve_case = boom\n"
+            "m.answer_file = boom\n"
             "tcab.cli.main(sys.argv[1:])\n")
     plain = subprocess.run([sys.executable, "-c", code, "prompt", "lights-out"], cwd=tmp_path, env=env,
                            capture_output=True, text=True, timeout=60)
