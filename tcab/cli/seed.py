@@ -48,13 +48,13 @@ def seed(settings: Settings, case: str, version: str | None, variant: str | None
     headless Chromium and kept under build/mockup-cache/.
     """
     from tcab.seeding import memo
-    from tcab.seeding.cache import copy_entry, entry_path, is_complete, seed_from_cache
+    from tcab.seeding.cache import copy_entry, seed_from_cache
 
     cache_dir = settings.build_dir / "seed-cache"
     answer_file = memo.answer_file(cache_dir, settings.catalog_dir, case, version, variant, experimental)
     known = memo.recall(answer_file)
-    entry = entry_path(cache_dir, known.digest, known.variant, known.has_mockups) if known else None
-    if known and entry and is_complete(entry):
+    entry = memo.stored_seed(cache_dir, known)
+    if known and entry:
         dest = out or _seed_dir(settings, known.slug, known.version, known.variant)
         result = copy_entry(entry, dest, known.digest, replace=out is None)
         ref, variant_slug = known.ref, known.variant
@@ -96,7 +96,8 @@ def prompt(settings: Settings, case: str, version: str | None, variant: str | No
            experimental: bool) -> None:
     """Print the instruction a run of CASE would hand the harness, rendered
     from the case's prompt.hbs for the chosen variant. Nothing is seeded or
-    launched.
+    launched; the answer is kept under build/seed-cache/, so asking again
+    about an unchanged case does not parse it.
 
     \b
     Examples:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from tcab import atomic
 from tcab.catalog.digest import tree_digest
 from tcab.catalog.layout import KEBAB, case_folders
-from tcab.seeding.cache import LAYOUT
+from tcab.seeding.cache import LAYOUT, entry_path, is_complete
 
 if TYPE_CHECKING:
     from tcab.catalog import CaseVersion, Variant
@@ -96,6 +96,15 @@ def recall(path: Path | None) -> Answer | None:
             and _DIGEST.match(answer.digest)):
         return None
     return answer
+
+
+def stored_seed(cache_dir: Path, answer: Answer | None) -> Path | None:
+    """The complete seed-cache entry of ``answer``'s variant, or None (no
+    answer, or its seed was never stored, is damaged or used other mockup renderers)."""
+    if answer is None:
+        return None
+    entry = entry_path(cache_dir, answer.digest, answer.variant, answer.has_mockups)
+    return entry if is_complete(entry) else None
 
 
 def remember(path: Path | None, case: CaseVersion, variant: Variant, digest: str, prompt: str) -> None:
