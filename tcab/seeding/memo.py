@@ -108,9 +108,15 @@ def stored_seed(cache_dir: Path, answer: Answer | None) -> Path | None:
 
 
 def remember(path: Path | None, case: CaseVersion, variant: Variant, digest: str, prompt: str) -> None:
-    """Keep the answer a command gave in full (atomically; None: not kept)."""
+    """Keep the answer a command gave in full (atomically; None: not kept).
+
+    A build folder that cannot be written to keeps nothing: the answer only
+    saves time, and the command has already given it."""
     if path is None:
         return
     answer = Answer(case.slug, case.version, variant.slug, digest, bool(case.mockups_for(variant)), prompt)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic.write_text(path, json.dumps(asdict(answer)))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_text(path, json.dumps(asdict(answer)))
+    except OSError:
+        pass

@@ -149,3 +149,10 @@ def test_a_fifo_in_the_case_folder_does_not_hang_the_command(tmp_path, catalog):
     code, _, out, err = run(tmp_path, catalog, "prompt", "lights-out")
     assert code == 0 and "Lights Out" in out, err
     assert answers(tmp_path) == []
+
+
+def test_a_build_folder_that_cannot_be_written_keeps_no_answer_and_the_prompt_is_still_printed(tmp_path, catalog):
+    (tmp_path / "build").write_text("a file where the build folder should be")
+    code, _, out, err = run(tmp_path, catalog, "prompt", "lights-out")
+    assert code == 0 and "Lights Out" in out, err
+    assert (tmp_path / "build").is_file()
