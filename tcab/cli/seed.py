@@ -57,7 +57,7 @@ def seed(settings: Settings, case: str, version: str | None, variant: str | None
     if known and entry:
         dest = out or _seed_dir(settings, known.slug, known.version, known.variant)
         result = copy_entry(entry, dest, known.digest, replace=out is None)
-        ref, variant_slug = known.ref, known.variant
+        picked = (known.slug, known.version, known.variant)
     else:
         from tcab.catalog import resolve_case
 
@@ -67,16 +67,16 @@ def seed(settings: Settings, case: str, version: str | None, variant: str | None
         result = seed_from_cache(cache_dir, resolved, chosen, dest,
                                  replace=out is None, mockup_timeout_s=mockup_timeout)
         memo.remember(answer_file, resolved, chosen, result.case_digest, result.prompt)
-        ref, variant_slug = resolved.ref, chosen.slug
+        picked = (resolved.slug, resolved.version, chosen.slug)
+    slug, case_version, variant_slug = picked
     if as_json:
         import json
 
-        slug, _, at = ref.partition("@")
-        click.echo(json.dumps({"case": slug, "version": at,
+        click.echo(json.dumps({"case": slug, "version": case_version,
                                "variant": variant_slug, "commit": result.commit,
                                "path": str(result.path), "files": list(result.files)}, indent=2))
         return
-    click.echo(f"seeded {ref} variant {variant_slug}: {len(result.files)} files, "
+    click.echo(f"seeded {slug}@{case_version} variant {variant_slug}: {len(result.files)} files, "
                f"commit {result.commit}")
     click.echo(str(result.path))
 

@@ -52,10 +52,6 @@ class Answer:
     has_mockups: bool
     prompt: str
 
-    @property
-    def ref(self) -> str:
-        return f"{self.slug}@{self.version}"
-
 
 def answer_file(cache_dir: Path, catalog_dir: Path, ref: str, version: str | None,
                 variant: str | None, experimental: bool) -> Path | None:
