@@ -1,6 +1,6 @@
 """How a catalog folder is laid out: ``<type>/<difficulty>/<slug>/<version>/``.
 
-The names each level may take, and finding a case's folder by its slug,
+The names each level may take (a version folder is ``vX.Y.Z``), and finding a case's folder by its slug,
 without parsing anything (the one-case commands' first step, and the whole
 of a repeated one's: ``tcab.seeding.memo``).
 """
@@ -28,3 +28,13 @@ def case_folders(root: Path, slug: str) -> list[tuple[str, str, Path]]:
             if cdir.is_dir():
                 found.append((case_type, difficulty, cdir))
     return found
+
+
+def version_key(version: str) -> tuple[int, int, int]:
+    """``"v1.2.3"`` -> ``(1, 2, 3)``; raises ValueError for anything else."""
+    text = version[1:] if version.startswith("v") else version
+    parts = text.split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        raise ValueError(f"not a version vX.Y.Z: {version!r}")
+    major, minor, patch = (int(p) for p in parts)
+    return major, minor, patch

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import tomli
 
-from tcab.catalog.layout import DIFFICULTIES, KEBAB, TYPES
-from tcab.catalog.model import version_key
+from tcab.catalog.layout import DIFFICULTIES, KEBAB, TYPES, version_key
 from tcab.catalog.toml import display_path
 from tcab.errors import Problem
 

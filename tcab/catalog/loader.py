@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcab.catalog.fields import show
-from tcab.catalog.layout import DIFFICULTIES, TYPES
+from tcab.catalog.layout import DIFFICULTIES, TYPES, version_key
 from tcab.catalog.manifest import parse_manifest
-from tcab.catalog.model import CaseVersion, version_key
+from tcab.catalog.model import CaseVersion
 from tcab.catalog.toml import display_path
 from tcab.errors import CatalogError, Problem
 

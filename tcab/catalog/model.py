@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tcab.catalog.actions import Action
+from tcab.catalog.layout import version_key
 from tcab.errors import CatalogError, Problem
 
 STRUCTURES = ("round-robin", "bracket")
@@ -372,12 +373,3 @@ class CaseVersion:
         base.update(variant.params)
         return base
 
-
-def version_key(version: str) -> tuple[int, int, int]:
-    """``"v1.2.3"`` -> ``(1, 2, 3)``; raises ValueError for anything else."""
-    text = version[1:] if version.startswith("v") else version
-    parts = text.split(".")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
-        raise ValueError(f"not a version vX.Y.Z: {version!r}")
-    major, minor, patch = (int(p) for p in parts)
-    return major, minor, patch

@@ -18,10 +18,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tcab.catalog.fields import show
-from tcab.catalog.layout import case_folders
+from tcab.catalog.layout import case_folders, version_key
 from tcab.catalog.listing import list_entries, version_folders
 from tcab.catalog.loader import Catalog, parse_case_folder, parse_version, version_dirs
-from tcab.catalog.model import CaseVersion, version_key
+from tcab.catalog.model import CaseVersion
 from tcab.catalog.toml import display_path
 from tcab.errors import CatalogError, Problem
 

@@ -128,14 +128,12 @@ def copy_entry(entry: Path, dest: Path, digest: str, *, replace: bool = False) -
     Raises SeedError when ``dest`` exists; nothing is left at ``dest`` on failure.
     """
     dest = Path(dest)
-    if not replace and dest.exists():
-        raise _taken(dest)
-    try:
+    try:  # atomic_dir refuses an existing dest (unless replace) before copying anything
         with atomic.atomic_dir(dest, replace=replace) as tmp:
             # Copies the repository folder's mode too (0755: the run user enters it).
             shutil.copytree(entry / "repo", tmp, symlinks=True, dirs_exist_ok=True)
     except FileExistsError as exc:
-        raise _taken(dest) from exc  # made by another process meanwhile
+        raise _taken(dest) from exc
     return CachedSeed(dest.resolve(), (entry / "commit").read_text(),
                       (entry / "prompt.txt").read_text(encoding="utf-8"),
                       tuple(json.loads((entry / "files.json").read_text(encoding="utf-8"))), digest)

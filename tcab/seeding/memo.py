@@ -29,14 +29,13 @@ from typing import TYPE_CHECKING
 
 from tcab import atomic
 from tcab.catalog.digest import tree_digest
-from tcab.catalog.layout import KEBAB, case_folders
+from tcab.catalog.layout import KEBAB, case_folders, version_key
 from tcab.seeding.cache import LAYOUT, entry_path, is_complete
 
 if TYPE_CHECKING:
     from tcab.catalog import CaseVersion, Variant
 
 _DIGEST = re.compile(r"[0-9a-f]{64}\Z")
-_VERSION = re.compile(r"v[0-9]+\.[0-9]+\.[0-9]+\Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +87,11 @@ def recall(path: Path | None) -> Answer | None:
     if not all(isinstance(value, str) for value in fields) or not isinstance(answer.has_mockups, bool):
         return None
     # The names become a seed-cache path: only what a resolution can give.
-    if not (KEBAB.match(answer.slug) and KEBAB.match(answer.variant) and _VERSION.match(answer.version)
-            and _DIGEST.match(answer.digest)):
+    if not (KEBAB.match(answer.slug) and KEBAB.match(answer.variant) and _DIGEST.match(answer.digest)):
+        return None
+    try:
+        version_key(answer.version)
+    except ValueError:
         return None
     return answer
 

@@ -125,6 +125,8 @@ def test_a_seed_whose_entry_is_gone_is_seeded_again(tmp_path, catalog):
                 "digest": "0" * 64, "has_mockups": False, "prompt": "forged"}),
     json.dumps({"slug": "lights-out", "version": "v1.0.0", "variant": "classic",
                 "digest": "../" * 5, "has_mockups": False, "prompt": "forged"}),
+    json.dumps({"slug": "lights-out", "version": "v1.0.0/../../../x", "variant": "classic",
+                "digest": "0" * 64, "has_mockups": False, "prompt": "forged"}),
     json.dumps({"slug": "lights-out", "version": "v1.0.0", "variant": "classic",
                 "digest": "0" * 64, "has_mockups": "no", "prompt": "forged"}),
 ])
