@@ -1,12 +1,15 @@
 """The ``tcab`` command.
 
 Sub-commands live in one module per part and are imported on first use, so
-``tcab catalog`` does not pay for wasmtime or docker-py. Exit codes:
-0 success, 1 the work ran but its outcome was a failure (a run that did not
-complete, a replay that does not verify, a catalog with errors), 2 bad
-input or a tcab error (message on stderr, no traceback), 130 interrupted.
-Any other exception is a bug: it exits 2 with a one-line message, and
-``--debug`` (or ``TCAB_DEBUG=1``) shows its traceback.
+``tcab catalog`` does not pay for wasmtime or docker-py. Exit codes (the
+``EXIT_*`` constants; docs/runs.md, "Exit codes"): 0 success, 1 the work ran
+but its outcome was a failure (a run that did not complete, a replay that
+does not verify, a catalog with errors), 2 bad input (``InputError``, a
+click usage error, a file the system refused), 3 the infrastructure failed
+(``InfrastructureError``: the engine's daemon is gone, the API server does
+not answer; trying again later may work), 70 a bug in tcab (any other
+exception), 130 interrupted. Every message goes to stderr without a
+traceback; ``--debug`` (or ``TCAB_DEBUG=1``) shows the traceback of a bug.
 """
 
 from __future__ import annotations
@@ -20,8 +23,20 @@ import sys
 import click
 
 from tcab import __version__
-from tcab.errors import TcabError
+from tcab.errors import InfrastructureError, InputError, TcabError
 from tcab.settings import Settings
+
+EXIT_OK = 0
+#: The work ran and its outcome was a failure.
+EXIT_FAILED = 1
+EXIT_INPUT = 2
+EXIT_INFRASTRUCTURE = 3
+#: A bug in tcab (sysexits' EX_SOFTWARE): neither the input nor the platform.
+EXIT_BUG = 70
+EXIT_INTERRUPTED = 130
+
+_EPILOG = ("Exit codes: 0 success, 1 the outcome was a failure, 2 bad input, "
+           "3 the infrastructure failed (engine, API server), 70 a bug in tcab, 130 interrupted.")
 
 # name -> "module:attribute"; the order here is the order in --help.
 COMMANDS: dict[str, str] = {
@@ -55,7 +70,7 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(module), attr)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=_EPILOG)
 @click.version_option(__version__, prog_name="tcab")
 @click.option("--debug", is_flag=True, help="Show the traceback of an unexpected error (also TCAB_DEBUG=1).")
 @click.pass_context
@@ -90,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
         code = _main(argv)
     except KeyboardInterrupt:  # a Ctrl-C landing while an outcome was being reported
         click.echo("interrupted", err=True)
-        code = 130
+        code = EXIT_INTERRUPTED
     # The exit code is decided. Python puts the default SIGINT handler back
     # while it shuts down, so a late Ctrl-C would turn it into death by
     # signal; an ignored SIGINT stays ignored.
@@ -104,35 +119,44 @@ def _main(argv: list[str] | None) -> int:
         code = cli.main(args=argv, prog_name="tcab", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("interrupted", err=True)
-        return 130
+        return EXIT_INTERRUPTED
     except click.ClickException as exc:
         exc.show()
-        return 2 if exc.exit_code == 2 else exc.exit_code
+        return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except TcabError as exc:
+    except InfrastructureError as exc:
         click.secho(f"error: {exc}", fg="red", err=True)
-        return 2
+        return EXIT_INFRASTRUCTURE
+    except InputError as exc:
+        click.secho(f"error: {exc}", fg="red", err=True)
+        return EXIT_INPUT
+    except TcabError as exc:  # a TcabError outside both families is our bug
+        return _bug(argv, exc)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
-        return 130
+        return EXIT_INTERRUPTED
     except OSError as exc:
         # A file the user named (or the system) refused: name it, no traceback.
         if _debug(argv):
             raise
         where = f"{exc.filename}: " if exc.filename else ""
         click.secho(f"error: {where}{exc.strerror or exc}", fg="red", err=True)
-        return 2
+        return EXIT_INPUT
     except RecursionError:
         if _debug(argv):
             raise
         click.secho("error: input nested too deeply", fg="red", err=True)
-        return 2
+        return EXIT_INPUT
     except Exception as exc:  # noqa: BLE001 - the last line of defence: never a traceback
-        if _debug(argv):
-            raise
-        click.secho(f"error: unexpected {type(exc).__name__}: {exc} "
-                    "(this is a bug in tcab; rerun with --debug for the traceback)", fg="red", err=True)
-        return 2
+        return _bug(argv, exc)
     # Without standalone mode click returns ctx.exit(code)'s code instead of exiting.
-    return code if isinstance(code, int) else 0
+    return code if isinstance(code, int) else EXIT_OK
+
+
+def _bug(argv: list[str] | None, exc: Exception) -> int:
+    if _debug(argv):
+        raise exc
+    click.secho(f"error: unexpected {type(exc).__name__}: {exc} "
+                "(this is a bug in tcab; rerun with --debug for the traceback)", fg="red", err=True)
+    return EXIT_BUG

@@ -15,7 +15,7 @@ import strictyaml as sy
 from strictyaml.ruamel import events as yaml_events
 from strictyaml.ruamel import main as yaml_main
 
-from tcab.errors import PlanError, RuntimeBackendError
+from tcab.errors import PlanError, RuntimeSettingsError
 from tcab.plan.limits import MAX_DIGITS, MAX_SEED, PlanLimits
 from tcab.plan.model import (
     ALL,
@@ -239,7 +239,7 @@ def _check_backend_setting(path: Path, backend: str, node: sy.YAML, key: str) ->
 
     try:
         KubeSettings.from_options({key: str(node[key].data)}, env={})
-    except RuntimeBackendError as exc:
+    except RuntimeSettingsError as exc:
         detail = str(exc).removeprefix("kubernetes runtime: ").removeprefix(f"{key}: ")
         raise _fail(path, node[key], key, detail) from None
 

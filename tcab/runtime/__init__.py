@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 
-from tcab.errors import RuntimeBackendError
+from tcab.errors import RuntimeSettingsError
 from tcab.runtime.base import (
     RUN_LABEL,
     RUN_USER,
@@ -39,12 +39,12 @@ BACKENDS: dict[str, str] = {
 
 def get_runtime(name: str = "docker", **options) -> Runtime:
     """The runtime backend ``name``, constructed with ``options`` (for
-    ``docker``: ``base_url``, ``timeout``). Raises RuntimeBackendError for
-    an unknown name (listing the known ones) or when the backend cannot
-    reach its engine."""
+    ``docker``: ``base_url``, ``timeout``). Raises RuntimeSettingsError for
+    an unknown name (listing the known ones) or a wrong setting, and
+    RuntimeBackendError when the backend cannot reach its engine."""
     target = BACKENDS.get(name)
     if target is None:
-        raise RuntimeBackendError(f"unknown runtime {name!r}; known: {', '.join(sorted(BACKENDS))}")
+        raise RuntimeSettingsError(f"unknown runtime {name!r}; known: {', '.join(sorted(BACKENDS))}")
     module, attr = target.split(":")
     return getattr(importlib.import_module(module), attr)(**options)
 

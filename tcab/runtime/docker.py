@@ -3,21 +3,28 @@ Docker-compatible socket.
 
 The socket is ``base_url`` when given, else ``DOCKER_HOST``, else
 ``unix:///run/tcab/podman.sock`` (where ``make podman`` starts Podman).
-Every docker-py or transport exception is translated into
-:class:`~tcab.errors.RuntimeBackendError` in :func:`_backend_error`, with
-the operation and container named, ``from`` the original.
+The exceptions docker-py and its transport raise (docker-py's own,
+requests', urllib3's, http.client's, a socket's) are translated into
+:class:`~tcab.errors.RuntimeBackendError` in one place, the context manager
+:func:`_engine`, with the operation and container named, ``from`` the
+original. Any other exception is a bug in tcab and passes through
+untouched: it must never come back as the engine's failure (a run's
+``infrastructure``, which a sweep retries).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import http.client
 import io
 import os
 import tarfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from tcab.errors import ImageNotFound, RuntimeBackendError
+from tcab.errors import ImageNotFound, RuntimeBackendError, RuntimeSettingsError
 from tcab.runtime.base import (
     RUN_LABEL,
     WORKDIR,
@@ -35,9 +42,33 @@ from tcab.runtime.pack import pack_tree
 DEFAULT_SOCKET = "unix:///run/tcab/podman.sock"
 
 
-def _backend_error(exc: BaseException, op: str, container: str | None = None) -> RuntimeBackendError:
-    """The one place where docker-py's and requests' exceptions become ours."""
+def library_errors() -> tuple[type[BaseException], ...]:
+    """What docker-py and its transport raise when the engine fails."""
     import docker.errors  # docker-py is optional and slow to import: loaded with the backend
+    import requests.exceptions
+    import urllib3.exceptions
+
+    return (docker.errors.DockerException, docker.errors.StreamParseError,
+            requests.exceptions.RequestException, urllib3.exceptions.HTTPError,
+            http.client.HTTPException, ConnectionError, TimeoutError)
+
+
+@contextlib.contextmanager
+def _engine(op: str, container: str | None = None,
+            also: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
+    """The one place where docker-py's and its transport's exceptions (and
+    ``also``) become RuntimeBackendError naming ``op`` and ``container``."""
+    known = (*library_errors(), *also)
+    try:
+        yield
+    except RuntimeBackendError:
+        raise
+    except known as exc:
+        raise _backend_error(exc, op, container) from exc
+
+
+def _backend_error(exc: BaseException, op: str, container: str | None = None) -> RuntimeBackendError:
+    import docker.errors  # optional dependency (see library_errors)
 
     where = f" (container {container[:12]})" if container else ""
     if isinstance(exc, docker.errors.APIError):
@@ -80,52 +111,44 @@ class DockerRuntime:
         try:
             import docker
         except ImportError as exc:  # an optional dependency in other installs
-            raise RuntimeBackendError("the docker runtime needs docker-py: pip install 'docker>=7.1'") from exc
+            raise RuntimeSettingsError("the docker runtime needs docker-py: pip install 'docker>=7.1'") from exc
         self.base_url = base_url or os.environ.get("DOCKER_HOST") or DEFAULT_SOCKET
         self._run_uid = run_uid
         try:
-            self.api = docker.APIClient(base_url=self.base_url, timeout=timeout, version="auto")
-        except Exception as exc:
-            err = _backend_error(exc, f"connect to {self.base_url}")
-            raise RuntimeBackendError(f"{err} (is the engine up? `make podman` starts Podman's socket)") from exc
+            with _engine(f"connect to {self.base_url}"):
+                self.api = docker.APIClient(base_url=self.base_url, timeout=timeout, version="auto")
+        except RuntimeBackendError as err:
+            raise RuntimeBackendError(f"{err} (is the engine up? `make podman` starts Podman's socket)") from err.__cause__
 
     # -- images -------------------------------------------------------------
 
     def ensure_image(self, ref: str, *, pull: bool = True) -> ImageInfo:
-        import docker.errors  # optional dependency (see _backend_error)
+        import docker.errors  # optional dependency (see library_errors)
 
         pulled = False
-        try:
+        with _engine(f"inspect image {ref}"):
             try:
                 info = self.api.inspect_image(ref)
             except docker.errors.ImageNotFound:
                 if not pull:
                     raise ImageNotFound(f"image {ref} is not present locally (pulling disabled)") from None
                 hint = f"image {ref} is not present locally and could not be pulled"
-                try:
-                    # Podman reports a failed pull inside the stream, not as an HTTP error.
-                    said = self.api.pull(ref)
-                    info = self.api.inspect_image(ref)
-                except docker.errors.APIError as exc:
-                    raise ImageNotFound(f"{hint}: {exc.explanation or exc}; build it with `make images`") from exc
-                except Exception as exc:
-                    raise _backend_error(exc, f"pull {ref}") from exc
-                del said
+                with _engine(f"pull {ref}"):
+                    try:
+                        # Podman reports a failed pull inside the stream, not as an HTTP error.
+                        self.api.pull(ref)
+                        info = self.api.inspect_image(ref)
+                    except docker.errors.APIError as exc:
+                        raise ImageNotFound(f"{hint}: {exc.explanation or exc}; build it with `make images`") from exc
                 pulled = True
-        except RuntimeBackendError:
-            raise
-        except Exception as exc:
-            raise _backend_error(exc, f"inspect image {ref}") from exc
         repo_digests = info.get("RepoDigests") or []
         digest = repo_digests[0] if repo_digests else info["Id"]
         return ImageInfo(ref=ref, id=info["Id"], digest=digest, pulled=pulled)
 
     def image_digest(self, container: str) -> ImageInfo:
-        try:
+        with _engine("inspect the image of", container):
             image_id = self.api.inspect_container(container)["Image"]
             info = self.api.inspect_image(image_id)
-        except Exception as exc:
-            raise _backend_error(exc, "inspect the image of", container) from exc
         repo_digests = info.get("RepoDigests") or []
         ref = (info.get("RepoTags") or [image_id])[0]
         return ImageInfo(ref=ref, id=info["Id"], digest=repo_digests[0] if repo_digests else info["Id"])
@@ -134,7 +157,7 @@ class DockerRuntime:
 
     def start(self, spec: ContainerSpec) -> str:
         labels = {**spec.labels, RUN_LABEL: spec.run_id}
-        try:
+        with _engine(f"create a container from {spec.image}"):
             host_config = self.api.create_host_config(
                 extra_hosts={"host.docker.internal": self._host_gateway()} if spec.host_gateway else None,
                 mem_limit=spec.memory_bytes,
@@ -155,21 +178,20 @@ class DockerRuntime:
                 host_config=host_config,
                 detach=True,
             )
-        except Exception as exc:
-            raise _backend_error(exc, f"create a container from {spec.image}") from exc
         cid = created["Id"]
         try:
-            self.api.start(cid)
-        except Exception as exc:
-            self.remove(cid)
-            raise _backend_error(exc, "start", cid) from exc
+            with _engine("start", cid):
+                self.api.start(cid)
+        except BaseException:
+            self.remove(cid)  # a container that did not start is never left behind
+            raise
         return cid
 
     def _host_gateway(self) -> str:
         """What ``host.docker.internal`` maps to. Docker Engine understands
         the magic ``host-gateway``; Podman 4.3 writes it verbatim into
         /etc/hosts, so there we use the default network's gateway address."""
-        try:
+        with _engine("find the host gateway address"):
             version = self.api.version()
             if not any("podman" in c.get("Name", "").lower() for c in version.get("Components") or []):
                 return "host-gateway"
@@ -177,26 +199,21 @@ class DockerRuntime:
             for config in (net.get("IPAM") or {}).get("Config") or []:
                 if config.get("Gateway"):
                     return config["Gateway"]
-        except Exception as exc:
-            raise _backend_error(exc, "find the host gateway address") from exc
         raise RuntimeBackendError("docker runtime: the podman network has no gateway address")
 
     def remove(self, container: str) -> None:
-        import docker.errors  # optional dependency (see _backend_error)
+        import docker.errors  # optional dependency (see library_errors)
 
-        try:
-            self.api.remove_container(container, force=True, v=True)
-        except docker.errors.NotFound:
-            return
-        except Exception as exc:
-            raise _backend_error(exc, "remove", container) from exc
+        with _engine("remove", container):
+            try:
+                self.api.remove_container(container, force=True, v=True)
+            except docker.errors.NotFound:
+                return
 
     def list_run_containers(self, run_id: str | None = None) -> list[str]:
         selector = RUN_LABEL if run_id is None else f"{RUN_LABEL}={run_id}"
-        try:
+        with _engine("list containers"):
             found = self.api.containers(all=True, filters={"label": selector})
-        except Exception as exc:
-            raise _backend_error(exc, "list containers") from exc
         return [c["Id"] for c in found]
 
     # -- commands -----------------------------------------------------------
@@ -204,14 +221,13 @@ class DockerRuntime:
     def exec(self, container: str, argv: list[str], options: ExecOptions | None = None) -> ExecResult:
         op = f"exec {argv[:1]}"
         try:
-            result = run_exec(self.api, container, argv, options or ExecOptions())
-        except Exception as exc:
+            with _engine(op, container):
+                result = run_exec(self.api, container, argv, options or ExecOptions())
+        except RuntimeBackendError as exc:
             gone = self._not_running(container)
             if gone:
                 raise RuntimeBackendError(f"docker runtime: {op}: container {container[:12]} {gone}") from exc
-            if isinstance(exc, RuntimeBackendError):
-                raise
-            raise _backend_error(exc, op, container) from exc
+            raise
         # A container killed or removed from outside takes the command with
         # it (exit 137): that is the engine's failure, not the command's.
         gone = self._not_running(container)
@@ -221,7 +237,7 @@ class DockerRuntime:
 
     def _not_running(self, container: str) -> str | None:
         """None while ``container`` runs, else what happened to it."""
-        import docker.errors  # optional dependency (see _backend_error)
+        import docker.errors  # optional dependency (see library_errors)
 
         try:
             state = self.api.inspect_container(container).get("State") or {}
@@ -233,7 +249,7 @@ class DockerRuntime:
             if "no such container" in str(exc.explanation or exc).lower():
                 return "was removed while the command ran (outside tcab)"
             return f"could not be inspected after the command: {exc}"
-        except Exception as exc:
+        except library_errors() as exc:
             return f"could not be inspected after the command: {exc}"
         if state.get("Running") and not state.get("Paused"):
             return None
@@ -250,18 +266,14 @@ class DockerRuntime:
         if not src.is_dir():
             raise RuntimeBackendError(f"copy in: {src} is not a folder")
         with pack_tree(src, self._run_uid) as buf:
-            try:
+            with _engine(f"copy {src} in to {dest}", container):
                 ok = self.api.put_archive(container, dest, buf)
-            except Exception as exc:
-                raise _backend_error(exc, f"copy {src} in to {dest}", container) from exc
         if not ok:
             raise RuntimeBackendError(f"docker runtime: copy {src} in to {dest} (container {container[:12]}) was refused")
 
     def open_archive(self, container: str, src: str) -> BinaryIO:
-        try:
+        with _engine(f"copy {src} out", container):
             chunks, _stat = self.api.get_archive(container, src, chunk_size=1 << 20)
-        except Exception as exc:
-            raise _backend_error(exc, f"copy {src} out", container) from exc
         return io.BufferedReader(_ChunkReader(chunks), buffer_size=1 << 20)
 
     def copy_out(self, container: str, src: str, dest: Path, limits: CollectLimits | None = None) -> CollectReport:
@@ -270,13 +282,11 @@ class DockerRuntime:
         pruned = prune_deep(self, container, src, limits)  # paths the engine could not archive
         stream = self.open_archive(container, src)
         try:
-            report = extract_tree(stream, Path(dest), strip=strip, limits=limits)
+            # A broken archive stream, or the host refusing a write (a full
+            # disk), is the platform failing; the run's own files are refused
+            # by extract_tree, not raised.
+            with _engine(f"copy {src} out to {dest}", container, also=(tarfile.TarError, OSError)):
+                report = extract_tree(stream, Path(dest), strip=strip, limits=limits)
             return dataclasses.replace(report, refused=(*report.refused, *pruned))
-        except (tarfile.TarError, OSError) as exc:
-            raise _backend_error(exc, f"copy {src} out to {dest}", container) from exc
-        except RuntimeBackendError:
-            raise
-        except Exception as exc:
-            raise _backend_error(exc, f"copy {src} out to {dest}", container) from exc
         finally:
             stream.close()

@@ -124,9 +124,11 @@ def _pump(stream, out: queue.Queue, stop: threading.Event) -> None:
 def run_exec(api, container: str, argv: list[str], options: ExecOptions) -> ExecResult:
     """Run ``argv`` in ``container`` through docker-py's low-level ``api``.
 
-    Returns an ExecResult for every way the command can end; raises
-    RuntimeBackendError when the engine fails (exec cannot be created, the
-    stream breaks before the command ended on its own).
+    Returns an ExecResult for every way the command can end. Raises what
+    docker-py raises when the engine fails (exec cannot be created, the
+    stream breaks before the command ended on its own): the backend turns
+    it into RuntimeBackendError. An exception of ``options.on_output`` (our
+    code) passes through as it is.
     """
     if not argv:
         raise RuntimeBackendError("exec: empty command")
@@ -192,7 +194,10 @@ def _consume(api, container: str, exec_id: str, pidfile: str, chunks: queue.Queu
     duration = time.monotonic() - start
     exit_code = _exit_code(api, exec_id, wait=end is ExecEnd.EXITED)
     if failure is not None and exit_code is None:
-        raise RuntimeBackendError(f"exec stream broke before the command ended: {failure}") from failure
+        # The stream broke before the command ended: raised as it came, for
+        # the backend to translate (a transport error) or to let through (a bug).
+        failure.add_note("exec stream broke before the command ended")
+        raise failure
     # The pid file stays in the container's /tmp: it is tiny and goes with
     # the container, and removing it would cost one more exec per command.
     return ExecResult(end=end, exit_code=exit_code, duration_s=duration, stdout=out.text(), stderr=err.text())

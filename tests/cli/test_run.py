@@ -116,3 +116,21 @@ def test_hostile_output_cannot_break_or_restyle_the_terminal(settings, scripted,
     assert "[/dim] [bold red]fake[/] [link=http://x]" in result.stdout
     assert "[/red] v1" in result.stdout and "cleared" in result.stdout
     assert "\x1b]0;" not in result.stdout and "\x1b[2J" not in result.stdout
+
+
+def test_a_daemon_that_is_gone_exits_with_the_infrastructure_code(settings, scripted, tmp_path) -> None:
+    """Not 2 ("bad input"): the input is fine, the engine is not there (issue 20, defect 3)."""
+    from tcab.cli import EXIT_INFRASTRUCTURE, EXIT_INPUT
+
+    scripted("echo hello", slug="says-hello")
+    dead = tmp_path / "dead.sock"  # a socket path nothing listens on
+    env = {**cli_env(settings), "DOCKER_HOST": f"unix://{dead}"}
+    for args in (["run", "lights-out", "--harness", "says-hello"], ["cleanup"]):
+        proc = subprocess.run([sys.executable, "-m", "tcab", *args], env=env, cwd=settings.root,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == EXIT_INFRASTRUCTURE, (args, proc.returncode, proc.stderr)
+        assert str(dead) in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    # A wrong runtime name is still bad input.
+    proc = subprocess.run([sys.executable, "-m", "tcab", "cleanup", "--runtime", "nope"], env=env,
+                          cwd=settings.root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == EXIT_INPUT, proc.stderr

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tcab.errors import ImageNotFound, RuntimeBackendError
+from tcab.errors import ImageNotFound, RuntimeBackendError, RuntimeSettingsError
 from tcab.runtime import RUN_USER, CollectLimits, ContainerSpec, ExecEnd, ExecOptions, get_runtime
 
 
@@ -23,7 +23,7 @@ def _ps(rt, cid) -> str:
 
 
 def test_unknown_backend_lists_the_known_ones() -> None:
-    with pytest.raises(RuntimeBackendError, match="known: docker"):
+    with pytest.raises(RuntimeSettingsError, match="known: docker"):  # bad input, not the engine
         get_runtime("nope")
 
 

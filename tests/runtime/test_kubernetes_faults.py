@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tcab.errors import ImageNotFound, RuntimeBackendError
+from tcab.errors import ImageNotFound, RuntimeBackendError, RuntimeSettingsError
 from tcab.runs import cleanup_containers
 from tcab.runtime import ContainerSpec, ExecEnd, ExecOptions, get_runtime
 
@@ -190,16 +190,16 @@ def test_unreachable_server_wrong_context_and_namespace(kube_standin, base_image
     with pytest.raises(RuntimeBackendError, match="unreachable"):
         get_runtime("kubernetes", kubeconfig=str(dead))
     assert time.monotonic() - t0 < 30
-    with pytest.raises(RuntimeBackendError, match="context nope.*Expected object with name nope"):
+    with pytest.raises(RuntimeSettingsError, match="context nope.*Expected object with name nope"):
         get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), context="nope")
     # A list in a missing namespace answers an empty list; the dry-run create is refused.
     with pytest.raises(RuntimeBackendError, match='namespace missing .*HTTP 404: namespaces "missing" not found'):
         get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), namespace="missing")
-    with pytest.raises(RuntimeBackendError, match="namespace: 'Bad_NS' is not a valid namespace"):
+    with pytest.raises(RuntimeSettingsError, match="namespace: 'Bad_NS' is not a valid namespace"):
         get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), namespace="Bad_NS")
-    with pytest.raises(RuntimeBackendError, match="memory: expected a positive Kubernetes quantity"):
+    with pytest.raises(RuntimeSettingsError, match="memory: expected a positive Kubernetes quantity"):
         get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), memory="lots")
-    with pytest.raises(RuntimeBackendError, match="unknown setting 'base_url'"):
+    with pytest.raises(RuntimeSettingsError, match="unknown setting 'base_url'"):
         get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), base_url="unix:///x")
 
 

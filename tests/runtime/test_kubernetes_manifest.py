@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tcab.errors import RuntimeBackendError
+from tcab.errors import RuntimeBackendError, RuntimeSettingsError
 from tcab.runtime import RUN_LABEL, ContainerSpec
 from tcab.runtime.kubernetes.config import DEADLINE_MARGIN_S, KubeSettings
 from tcab.runtime.kubernetes.pods import pod_manifest, run_label
@@ -59,7 +59,7 @@ def test_manifest_fields() -> None:
 
 
 def test_preview_without_an_address_is_refused() -> None:
-    with pytest.raises(RuntimeBackendError, match="POD_IP"):
+    with pytest.raises(RuntimeSettingsError, match="POD_IP"):
         pod_manifest(ContainerSpec(image=IMAGE, run_id="x", host_gateway=True), KubeSettings(), "tcab-x")
 
 

@@ -46,7 +46,7 @@ from tcab.runtime.base import (
 )
 from tcab.runtime.kubernetes import copy as _copy
 from tcab.runtime.kubernetes.config import KubeSettings, load_client_config
-from tcab.runtime.kubernetes.errors import kube_error
+from tcab.runtime.kubernetes.errors import kube_calls, kube_error
 from tcab.runtime.kubernetes.exec import ExecStream, bound_exec_handshake, run_exec
 from tcab.runtime.kubernetes.pods import (
     CONTAINER,
@@ -83,10 +83,8 @@ class KubernetesRuntime:
         self._digests: dict[str, ImageInfo] = {}
         self._never_pull: set[str] = set()
         self.namespace = self.settings.namespace
-        try:
+        with kube_calls(f"reach the API server at {configuration.host}"):
             self.server_version = client.VersionApi(self.core.api_client).get_code(_request_timeout=_TIMEOUT).git_version
-        except Exception as exc:
-            raise kube_error(exc, f"reach the API server at {configuration.host}") from exc
         self.list_run_containers()  # a missing "list" grant shows here, before any run starts
         self._preflight()
 
@@ -99,11 +97,9 @@ class KubernetesRuntime:
         spec = ContainerSpec(image=PREFLIGHT_IMAGE, run_id="preflight")
         name = pod_name(spec.run_id)
         body = pod_manifest(spec, self.settings, name, pull_policy="Never")
-        try:
+        with kube_calls(f"create pods in namespace {self.namespace} (a dry run, before any run)"):
             self.core.create_namespaced_pod(self.namespace, body, dry_run="All", field_validation="Strict",
                                             _request_timeout=_TIMEOUT)
-        except Exception as exc:
-            raise kube_error(exc, f"create pods in namespace {self.namespace} (a dry run, before any run)") from exc
 
     # -- images -------------------------------------------------------------
 
@@ -131,18 +127,14 @@ class KubernetesRuntime:
     def _create(self, spec: ContainerSpec, pull_policy: str = "IfNotPresent") -> str:
         name = pod_name(spec.run_id)
         body = pod_manifest(spec, self.settings, name, pull_policy=pull_policy)
-        try:
+        with kube_calls(f"create pod in namespace {self.namespace}", name):
             self.core.create_namespaced_pod(self.namespace, body, field_validation="Strict", _request_timeout=_TIMEOUT)
-        except Exception as exc:
-            raise kube_error(exc, f"create pod in namespace {self.namespace}", name) from exc
         return name
 
     def _read(self, name: str) -> dict:
         """The pod as its JSON document (camelCase keys, as the docs show it)."""
-        try:
+        with kube_calls("read pod", name):
             pod = self.core.read_namespaced_pod(name, self.namespace, _request_timeout=_TIMEOUT)
-        except Exception as exc:
-            raise kube_error(exc, "read pod", name) from exc
         return self.core.api_client.sanitize_for_serialization(pod)
 
     def _wait(self, name: str):
@@ -162,22 +154,18 @@ class KubernetesRuntime:
     def remove(self, container: str) -> None:
         from kubernetes.client.exceptions import ApiException
 
-        try:
-            self.core.delete_namespaced_pod(container, self.namespace, grace_period_seconds=0,
-                                            _request_timeout=_TIMEOUT)
-        except ApiException as exc:
-            if exc.status == 404:
-                return
-            raise kube_error(exc, "delete pod", container) from exc
-        except Exception as exc:
-            raise kube_error(exc, "delete pod", container) from exc
+        with kube_calls("delete pod", container):
+            try:
+                self.core.delete_namespaced_pod(container, self.namespace, grace_period_seconds=0,
+                                                _request_timeout=_TIMEOUT)
+            except ApiException as exc:
+                if exc.status != 404:
+                    raise
 
     def list_run_containers(self, run_id: str | None = None) -> list[str]:
         selector = RUN_LABEL if run_id is None else f"{RUN_LABEL}={run_label(run_id)}"
-        try:
+        with kube_calls(f"list pods in namespace {self.namespace}"):
             found = self.core.list_namespaced_pod(self.namespace, label_selector=selector, _request_timeout=_TIMEOUT)
-        except Exception as exc:
-            raise kube_error(exc, f"list pods in namespace {self.namespace}") from exc
         return [p.metadata.name for p in found.items]
 
     def check_pod(self, name: str) -> None:
@@ -204,6 +192,8 @@ class KubernetesRuntime:
     def _open(self, container: str):
         from kubernetes.stream import stream
 
+        from tcab.runtime.kubernetes.errors import library_errors
+
         def open_stream(command: list[str], stdin: bool) -> ExecStream:
             try:
                 with self._stream_lock:
@@ -211,7 +201,7 @@ class KubernetesRuntime:
                     ws = stream(self._stream_core.connect_get_namespaced_pod_exec, container, self.namespace,
                                 command=command, container=CONTAINER, stdin=stdin, stdout=True, stderr=True,
                                 tty=False, _preload_content=False, binary=True)
-            except Exception as exc:
+            except library_errors() as exc:
                 self.check_pod(container)
                 raise kube_error(exc, "open an exec stream", container) from exc
             return ExecStream(ws)
@@ -223,24 +213,14 @@ class KubernetesRuntime:
         if options.user not in (RUN_USER, str(self.settings.run_uid)):
             raise RuntimeBackendError(f"kubernetes runtime: exec as {options.user!r} is refused: pods run "
                                       f"as {RUN_USER} without privilege escalation")
-        try:
+        with kube_calls(f"exec {argv[:1]}", container):
             return run_exec(self._open(container), lambda: self.check_pod(container), argv, options)
-        except RuntimeBackendError as exc:
-            if str(exc).startswith("kubernetes runtime:"):
-                raise
-            raise RuntimeBackendError(f"kubernetes runtime: {exc} (pod {container})") from exc
-        except Exception as exc:
-            raise kube_error(exc, f"exec {argv[:1]}", container) from exc
 
     # -- copies -------------------------------------------------------------
 
     def copy_in(self, container: str, src: Path, dest: str = WORKDIR) -> None:
-        try:
+        with kube_calls(f"copy {src} in", container):
             _copy.copy_in(self._open(container), Path(src), dest, self.settings.run_uid)
-        except RuntimeBackendError as exc:
-            raise RuntimeBackendError(f"kubernetes runtime: {exc} (pod {container})") from exc
-        except Exception as exc:
-            raise kube_error(exc, f"copy {src} in", container) from exc
 
     def open_archive(self, container: str, src: str) -> BinaryIO:
         import io
@@ -248,11 +228,5 @@ class KubernetesRuntime:
         return io.BufferedReader(_copy.open_archive(self._open(container), src), 1 << 20)
 
     def copy_out(self, container: str, src: str, dest: Path, limits: CollectLimits | None = None) -> CollectReport:
-        try:
+        with kube_calls(f"copy {src} out", container):
             return _copy.copy_out(self._open(container), src, Path(dest), limits)
-        except RuntimeBackendError as exc:
-            if str(exc).startswith("kubernetes runtime:"):
-                raise
-            raise RuntimeBackendError(f"kubernetes runtime: {exc} (pod {container})") from exc
-        except Exception as exc:
-            raise kube_error(exc, f"copy {src} out", container) from exc

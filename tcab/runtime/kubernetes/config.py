@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tcab.errors import RuntimeBackendError
+from tcab.errors import RuntimeSettingsError
 
 #: Settings a plan or ``tcab run`` may give (strings), and their environment variables.
 SETTINGS = ("context", "namespace", "cpu", "memory", "node_selector", "image_pull_secret")
@@ -113,13 +113,13 @@ class KubeSettings:
 
     @classmethod
     def from_options(cls, options: Mapping[str, object], env: Mapping[str, str] | None = None) -> KubeSettings:
-        """Merge ``options`` over ``TCAB_K8S_*`` variables; raise RuntimeBackendError
+        """Merge ``options`` over ``TCAB_K8S_*`` variables; raise RuntimeSettingsError
         naming the first unknown or wrong setting."""
         env = os.environ if env is None else env
         known = {*SETTINGS, "kubeconfig", "preview_host", "start_timeout_s", "max_runtime_s", "run_uid"}
         unknown = sorted(set(options) - known)
         if unknown:
-            raise RuntimeBackendError(f"kubernetes runtime: unknown setting {unknown[0]!r}; known: {', '.join(sorted(known))}")
+            raise RuntimeSettingsError(f"kubernetes runtime: unknown setting {unknown[0]!r}; known: {', '.join(sorted(known))}")
 
         def pick(name: str):
             value = options.get(name)
@@ -151,7 +151,7 @@ class KubeSettings:
                 run_uid=int(options.get("run_uid", 1000)),
             )
         except ValueError as exc:
-            raise RuntimeBackendError(f"kubernetes runtime: {exc}") from None
+            raise RuntimeSettingsError(f"kubernetes runtime: {exc}") from None
 
 
 def load_client_config(settings: KubeSettings):
@@ -160,7 +160,7 @@ def load_client_config(settings: KubeSettings):
     try:
         from kubernetes import client, config
     except ImportError as exc:
-        raise RuntimeBackendError("the kubernetes runtime needs the client: pip install 'kubernetes>=31,<38'") from exc
+        raise RuntimeSettingsError("the kubernetes runtime needs the client: pip install 'kubernetes>=31,<38'") from exc
 
     configuration = client.Configuration()
     path = settings.kubeconfig or str(Path.home() / ".kube" / "config")
@@ -169,17 +169,17 @@ def load_client_config(settings: KubeSettings):
             config.load_kube_config(config_file=path, context=settings.context, client_configuration=configuration)
         elif os.environ.get("KUBERNETES_SERVICE_HOST"):
             if settings.context:
-                raise RuntimeBackendError(f"kubernetes runtime: context {settings.context!r} given, "
-                                          f"but there is no kubeconfig file at {path} (in-cluster has no contexts)")
+                raise RuntimeSettingsError(f"kubernetes runtime: context {settings.context!r} given, "
+                                           f"but there is no kubeconfig file at {path} (in-cluster has no contexts)")
             config.load_incluster_config(client_configuration=configuration)
         else:
-            raise RuntimeBackendError(f"kubernetes runtime: no kubeconfig at {path} and not inside a pod; "
-                                      "set KUBECONFIG or the kubeconfig setting")
-    except RuntimeBackendError:
+            raise RuntimeSettingsError(f"kubernetes runtime: no kubeconfig at {path} and not inside a pod; "
+                                       "set KUBECONFIG or the kubeconfig setting")
+    except RuntimeSettingsError:
         raise
     except Exception as exc:  # config.ConfigException, yaml errors, a missing context
-        raise RuntimeBackendError(f"kubernetes runtime: cannot load the configuration from {path}"
-                                  f"{f' (context {settings.context})' if settings.context else ''}: {exc}") from exc
+        raise RuntimeSettingsError(f"kubernetes runtime: cannot load the configuration from {path}"
+                                   f"{f' (context {settings.context})' if settings.context else ''}: {exc}") from exc
     # Fail fast on an unreachable server: one retry, not urllib3's default three.
     configuration.retries = 1
     return configuration

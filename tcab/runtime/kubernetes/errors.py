@@ -5,11 +5,21 @@ the cause (``pods is forbidden: User ... cannot create resource``), so it is
 quoted, with a hint for the statuses an operator can fix (401, 403, 404 of
 the namespace). Transport errors (refused connection, TLS, timeouts) say the
 API server is unreachable.
+
+Only those exceptions are translated (:func:`library_errors`, in the one
+context manager :func:`kube_calls`): the client's ``ApiException``,
+urllib3's, websocket-client's, http.client's and socket errors. Any other
+exception is a bug in tcab and passes through untouched, never dressed up as
+the cluster's failure (a run's ``infrastructure``, which a sweep retries).
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
+import ssl
+from collections.abc import Iterator
 
 from tcab.errors import RuntimeBackendError
 
@@ -50,3 +60,30 @@ def kube_error(exc: BaseException, op: str, pod: str | None = None) -> RuntimeBa
     err = RuntimeBackendError(f"kubernetes runtime: {op}{where} failed: {detail}")
     err.__cause__ = exc
     return err
+
+
+def library_errors() -> tuple[type[BaseException], ...]:
+    """What the kubernetes client and its transports raise when the cluster fails."""
+    import urllib3.exceptions
+    import websocket
+    from kubernetes.client.exceptions import ApiException
+
+    return (ApiException, urllib3.exceptions.HTTPError, websocket.WebSocketException,
+            http.client.HTTPException, ssl.SSLError, ConnectionError, TimeoutError)
+
+
+@contextlib.contextmanager
+def kube_calls(op: str, pod: str | None = None) -> Iterator[None]:
+    """Turn the exceptions of :func:`library_errors` raised inside into
+    RuntimeBackendError naming ``op`` and ``pod`` (``from`` the original);
+    a RuntimeBackendError passes as it is, with the pod named."""
+    known = library_errors()
+    try:
+        yield
+    except RuntimeBackendError as exc:
+        if str(exc).startswith("kubernetes runtime:"):
+            raise
+        where = f" (pod {pod})" if pod else ""
+        raise type(exc)(f"kubernetes runtime: {exc}{where}") from exc
+    except known as exc:
+        raise kube_error(exc, op, pod) from exc

@@ -18,7 +18,7 @@ import re
 import secrets
 import time
 
-from tcab.errors import ImageNotFound, RuntimeBackendError
+from tcab.errors import ImageNotFound, RuntimeBackendError, RuntimeSettingsError
 from tcab.runtime.base import RUN_LABEL, WORKDIR, ContainerSpec
 from tcab.runtime.kubernetes.config import KubeSettings, check_label_key, check_label_value
 
@@ -110,7 +110,7 @@ def pod_manifest(spec: ContainerSpec, settings: KubeSettings, name: str, *, pull
         pod_spec["imagePullSecrets"] = [{"name": settings.image_pull_secret}]
     if spec.host_gateway:
         if not settings.preview_host:
-            raise RuntimeBackendError(
+            raise RuntimeSettingsError(
                 "kubernetes runtime: a preview needs the driver's pod IP for host.docker.internal: "
                 "set POD_IP from the downward API or the preview_host setting (TCAB_K8S_PREVIEW_HOST)")
         pod_spec["hostAliases"] = [{"ip": settings.preview_host, "hostnames": ["host.docker.internal"]}]
