@@ -35,13 +35,24 @@ class RunStatus(StrEnum):
     CANCELED = "canceled"
     #: Set by validation on a completed run: the build never produced a loadable page.
     CATASTROPHIC = "catastrophic"
+    #: A bug in tcab stopped the run (neither the harness nor the platform):
+    #: its traceback is in the run folder's ``internal-error.txt``.
+    INTERNAL_ERROR = "internal_error"
 
     @property
     def is_result(self) -> bool:
         """Whether the run measured the harness: the sweep keeps it and never
-        retries it. ``infrastructure`` and ``canceled`` say nothing about the
-        harness and are run again."""
+        retries it. ``infrastructure``, ``canceled`` and ``internal_error``
+        say nothing about the harness."""
         return self not in _NOT_RESULTS
+
+    @property
+    def is_retried(self) -> bool:
+        """Whether a sweep runs it again by itself: only when the platform
+        failed or the run was interrupted. A bug in tcab (``internal_error``)
+        is not retried: it would fail the same way each time, at a model's
+        cost; the sweep reports it until the operator asks for a new run."""
+        return self in _RETRIED
 
     @property
     def label(self) -> str:
@@ -54,24 +65,29 @@ class RunStatus(StrEnum):
         return _COLOURS[self]
 
 
-_NOT_RESULTS = frozenset({RunStatus.INFRASTRUCTURE, RunStatus.CANCELED})
+_RETRIED = frozenset({RunStatus.INFRASTRUCTURE, RunStatus.CANCELED})
+_NOT_RESULTS = _RETRIED | {RunStatus.INTERNAL_ERROR}
 _LABELS = {
     RunStatus.COMPLETED: "done", RunStatus.TIMED_OUT: "timeout", RunStatus.HUNG: "hung",
     RunStatus.HARNESS_ERROR: "error", RunStatus.LIMIT_EXCEEDED: "limit",
     # Not "broken": that is the original's worst review rating (a person's
     # verdict after playing); catastrophic is the machine's "never loaded".
     RunStatus.INFRASTRUCTURE: "infra", RunStatus.CANCELED: "cancel", RunStatus.CATASTROPHIC: "no page",
+    RunStatus.INTERNAL_ERROR: "bug",
 }
 _COLOURS = {
     RunStatus.COMPLETED: "#2e7d32", RunStatus.TIMED_OUT: "#f9a825", RunStatus.HUNG: "#ef6c00",
     RunStatus.HARNESS_ERROR: "#c62828", RunStatus.LIMIT_EXCEEDED: "#ad1457",
     RunStatus.INFRASTRUCTURE: "#6a1b9a", RunStatus.CANCELED: "#757575", RunStatus.CATASTROPHIC: "#212121",
+    RunStatus.INTERNAL_ERROR: "#0277bd",
 }
 
 #: Every run status as its string, in report order.
 RUN_STATUSES: tuple[str, ...] = tuple(s.value for s in RunStatus)
 #: The statuses a sweep keeps as results (never retried).
 KEPT_STATUSES: frozenset[str] = frozenset(s.value for s in RunStatus if s.is_result)
+#: The statuses a sweep runs again by itself.
+RETRIED_STATUSES: frozenset[str] = frozenset(s.value for s in RunStatus if s.is_retried)
 
 
 #: How validating an end-to-end run ended (docs/validation.md): every check

@@ -20,9 +20,11 @@ from tcab.outcomes import RUN_STATUSES, SEAT_OUTCOMES, VALIDATION_STATUSES
 __all__ = ["MIGRATIONS", "PROOF_STATUSES", "REVIEW_RATINGS", "REVIEW_VERDICTS", "RUN_STATUSES", "SCHEMA_VERSION", "SEAT_OUTCOMES", "TABLES", "VALIDATION_STATUSES", "Migration"]
 
 # What the shipped migrations checked; later statuses come with a migration
-# of their own (0005, 0006), so these stay as they were.
+# of their own (0005, 0006, 0009), so these stay as they were.
 _VALIDATION_STATUSES_0004 = ("passed", "failed", "error")
 _RUN_STATUSES_0001 = ("completed", "timed_out", "hung", "harness_error", "infrastructure", "canceled")
+_RUN_STATUSES_0005 = ("completed", "timed_out", "hung", "harness_error", "limit_exceeded", "infrastructure",
+                      "canceled", "catastrophic")
 _SEAT_OUTCOMES_0001 = ("win", "draw", "loss", "forfeit")
 #: A proof found in a run's tree (tcab.validation.proofs), as 0007 checks it.
 PROOF_STATUSES = ("present", "missing", "refused")
@@ -313,7 +315,7 @@ _RUN_STATUS_VOCABULARY = (
         image_digest TEXT,
         runtime TEXT,
         seed_commit TEXT,
-        status TEXT NOT NULL CHECK (status IN {_in(RUN_STATUSES)}),
+        status TEXT NOT NULL CHECK (status IN {_in(_RUN_STATUSES_0005)}),
         status_detail TEXT,
         started_at TEXT,
         finished_at TEXT,
@@ -485,6 +487,17 @@ _REVIEWS = (
     )""",
 )
 
+# internal_error (a bug in tcab stopped the run; its traceback is the run
+# folder's internal-error.txt) joins the run statuses. The runs table is
+# rebuilt as in 0005, with the same columns in the same order, stages with
+# it; no other table points at runs (0007, 0008 chose so). The summary of a
+# bug stays in run.json (``internal_error``): no column, nothing queries it.
+_RUN_INTERNAL_ERROR = (
+    _RUN_STATUS_VOCABULARY[0].replace(f"CHECK (status IN {_in(_RUN_STATUSES_0005)})",
+                                      f"CHECK (status IN {_in(RUN_STATUSES)})"),
+    *_RUN_STATUS_VOCABULARY[1:],
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
@@ -494,6 +507,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0006_validation_catastrophic", _VALIDATION_VOCABULARY),
     Migration("0007_proofs_and_reviews", _REVIEWS),
     Migration("0008_toolchain_results", _TOOLCHAIN_RESULTS),
+    Migration("0009_run_internal_error", _RUN_INTERNAL_ERROR),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -6,9 +6,12 @@ seed → pull → start → copy_in → install → probe → init → [stage so
 for doit tasks alike.
 
 Outcomes are data (the returned record's ``status``); only bad input raises
-(unknown harness secret, missing solution, a broken case: ``TcabError``).
+(unknown harness secret, missing solution, a broken case: ``InputError``).
 The engine failing at any step is the ``infrastructure`` status, never an
-exception, and the container is removed whatever happened.
+exception; a bug in tcab during the run is ``internal_error`` (or, in event
+handling, a note on the run's own status) with its traceback in
+``internal-error.txt`` (:mod:`tcab.runs.faults`); the container is removed
+whatever happened.
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tcab.atomic import write_text
 from tcab.catalog import CaseVersion, Variant, case_digest
 from tcab.errors import HarnessError
 from tcab.harnesses import Harness, make_adapter
 from tcab.naming import new_run_id
+from tcab.runs.faults import GuardedAdapter, guarded_sink
 from tcab.runs.log import DEFAULT_MAX_LOG_BYTES, EventSink, RunLog, readable
-from tcab.runs.record import RunRecord
+from tcab.runs.record import INTERNAL_ERROR_FILE, RunRecord
 from tcab.runs.secrets import Redactor
 from tcab.runs.session import Outcome, RunState
 from tcab.runtime import CollectLimits, Runtime, get_runtime, resolve_image
@@ -133,10 +138,13 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
     )
     try:
         run_dir.mkdir(parents=True, exist_ok=False)
-        with RunLog(run_dir, redactor, make_adapter(harness.adapter), options.on_event,
+        adapter = GuardedAdapter(make_adapter(harness.adapter), state.faults)
+        with RunLog(run_dir, redactor, adapter, guarded_sink(options.on_event, state.faults),
                     options.max_log_bytes) as log:
             outcome = state.execute(log)  # holds interrupts back from its cleanup on
         record = _run_record(state, case, variant, seed, redactor, outcome)
+        if state.faults:  # before run.json, which says the run folder is complete
+            write_text(run_dir / INTERNAL_ERROR_FILE, redactor.redact(state.faults.report()))
         record.write()
         if options.record_db:
             _record_row(settings, record)
@@ -195,6 +203,7 @@ def _run_record(state: RunState, case: CaseVersion, variant: Variant, seed: _See
         tokens=outcome.tokens,
         artifact_digest=outcome.artifact_digest, files=outcome.files, bytes=outcome.bytes,
         refused=tuple(outcome.refused), plan_digest=options.plan_digest, environment=outcome.environment,
+        internal_error=readable(redactor.redact(outcome.internal_error)) if outcome.internal_error else None,
     )
 
 

@@ -30,6 +30,8 @@ from tcab.outcomes import RUN_STATUSES, RunStatus
 from tcab.runtime import Refusal
 
 RUN_FILE = "run.json"
+#: The traceback of a bug in tcab met during the run (redacted), next to run.json.
+INTERNAL_ERROR_FILE = "internal-error.txt"
 #: The folder, inside a run folder, holding the collected tree (``artifact.path``).
 TREE_DIR = "work"
 #: ``run.json`` larger than this is refused unread. The refusals list of a
@@ -94,6 +96,10 @@ class RunRecord:
     #: The image's tool versions ({"os", "node", "npm", "python", "pip"}), probed
     #: after the container started; None when unknown (or an older record).
     environment: dict[str, str | None] | None = None
+    #: The one-line summary of a bug in tcab met during the run (status
+    #: ``internal_error`` when it stopped the run; the run's own status when
+    #: it was in event handling); its traceback is :data:`INTERNAL_ERROR_FILE`.
+    internal_error: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -136,6 +142,7 @@ class RunRecord:
             },
             "plan_digest": self.plan_digest,
             "environment": self.environment,
+            "internal_error": self.internal_error,
         }
 
     def write(self) -> Path:
@@ -278,6 +285,8 @@ def _record(path: Path, data: Any) -> RunRecord:
         bytes=artifact.int("bytes"),
         refused=tuple(Refusal(r.str("path"), r.str("reason")) for r in artifact.objs("refused")),
         plan_digest=doc.opt_str("plan_digest"), environment=_environment(doc),
+        # Absent in records written before it existed.
+        internal_error=doc.opt_str("internal_error") if "internal_error" in doc.data else None,
     )
 
 

@@ -5,7 +5,11 @@ status. Install, probe and init failures (non-zero exit, timeout, missing
 binary) are ``infrastructure`` with the captured output in the detail; the
 session's ending maps to ``completed``, ``harness_error``, ``timed_out``
 (max runtime), ``hung`` (idle window) or ``canceled``. A backend error at
-any step is ``infrastructure``. The container is removed in every case.
+any step is ``infrastructure``. Any other exception is a bug in tcab: the
+run stops as ``internal_error`` and the traceback is kept
+(:mod:`tcab.runs.faults`), except in event handling (the adapter, the
+``on_event`` sink), where the run goes on with its own status and the
+failure in its detail. The container is removed in every case.
 
 Once the stages are over (finished, stopped or interrupted), the run's
 :class:`~tcab.runs.interrupts.InterruptShield` holds further interrupts back
@@ -27,6 +31,7 @@ from tcab.harnesses import SOLUTION_DIR, Harness, Tokens
 from tcab.harnesses.environment import ENVIRONMENT_PROBE, parse_environment
 from tcab.harnesses.watch import SessionWatch
 from tcab.outcomes import RunStatus
+from tcab.runs.faults import FaultLog, summary
 from tcab.runs.interrupts import InterruptShield
 from tcab.runs.log import RunLog, readable
 from tcab.runs.record import StageRecord
@@ -69,6 +74,8 @@ class Outcome:
     refused: list[Refusal] = field(default_factory=list)
     interrupted: bool = False
     environment: dict[str, str | None] | None = None
+    #: The summary of the first bug in tcab met during the run (see tcab.runs.faults).
+    internal_error: str | None = None
 
 
 def _tail(result: ExecResult, limit: int = _DETAIL_TAIL) -> str:
@@ -103,6 +110,8 @@ class RunState:
     max_runtime_s: float
     seed_started: float
     shield: InterruptShield = field(default_factory=InterruptShield)
+    #: Bugs in tcab met during the run (the adapter's guard notes into it too).
+    faults: FaultLog = field(default_factory=FaultLog)
     container: str | None = None
     deadline: float = 0.0
     out: Outcome = field(default_factory=Outcome)
@@ -123,6 +132,10 @@ class RunState:
                 self._collect(log)
         except KeyboardInterrupt:  # the tree is not collected: the user wants out
             out.status, out.detail, out.interrupted = RunStatus.CANCELED, "interrupted", True
+        except Exception as exc:  # noqa: BLE001 - a bug in tcab: recorded as ours, never as the platform's
+            self.faults.note(f"running the {log.stage} stage", exc)
+            out.status = RunStatus.INTERNAL_ERROR
+            out.detail = f"a bug in tcab stopped the run in its {log.stage} stage: {summary(exc)}"
         finally:
             self.shield.hold()
             self._remove(log)
@@ -150,6 +163,15 @@ class RunState:
         if lines:
             note = f"{lines} output lines ({size} bytes) dropped past the log cap of {log.max_bytes} bytes"
             out.detail = f"{out.detail}; {note}".lstrip("; ")
+        first = self.faults.first
+        if first is not None:
+            out.internal_error = f"{first.summary} (while {first.where})"
+            if out.status is not RunStatus.INTERNAL_ERROR:
+                times = f" ({self.faults.count} times)" if self.faults.count > 1 else ""
+                note = (f"a bug in tcab while {first.where}{times}, the status is the session's own: "
+                        f"{first.summary}")
+                out.detail = f"{out.detail}; {note}".lstrip("; ")
+            out.detail += " (traceback in internal-error.txt)"
         finished = time.time()
         out.finished_at = _utc(finished)
         out.duration_s = finished - self.seed_started
@@ -300,6 +322,10 @@ class RunState:
         except RuntimeBackendError as exc:
             self._record(log, "remove", "failed", t0, detail=str(exc))
             self.out.detail = f"{self.out.detail}; container not removed: {exc}".lstrip("; ")
+        except Exception as exc:  # noqa: BLE001 - a bug in tcab: the record is still written
+            self.faults.note("removing the container", exc)
+            self._record(log, "remove", "failed", t0, detail=summary(exc))
+            self.out.detail = f"{self.out.detail}; container not removed: {summary(exc)}".lstrip("; ")
 
     # -- helpers -------------------------------------------------------------
 

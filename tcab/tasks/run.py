@@ -8,7 +8,10 @@ target ``results/sweep/runs/<name>.json`` points at the run's own folder
 responsible for (``RunStatus.is_result``: completed, harness_error,
 limit_exceeded, timed_out, hung) are kept; ``infrastructure`` and
 ``canceled`` are not results, so the task fails and
-the next sweep tries again. The target requires the run folder's
+the next sweep tries again. ``internal_error`` (a bug in tcab) is not
+retried: the task fails, and keeps failing on every sweep with the run's id
+and where its traceback is, until the operator deletes the claim file it
+names (or the run's inputs change). The target requires the run folder's
 ``run.json``: a run whose folder is gone is redone (see :func:`do_run`).
 """
 
@@ -23,7 +26,7 @@ from doit.exceptions import TaskFailed
 
 from tcab import atomic
 from tcab.naming import new_run_id
-from tcab.outcomes import KEPT_STATUSES
+from tcab.outcomes import KEPT_STATUSES, RunStatus
 from tcab.plan import RunSpec
 from tcab.results.lookup import recorded_run
 from tcab.tasks.context import SweepContext
@@ -141,6 +144,9 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
     inputs = run_inputs(ctx, spec)
     record = ctx.layout.run_record(spec)
     claim = claim_path(record)
+    owned = _claim(ctx, claim)
+    if owned is not None and owned.get("state") == RunStatus.INTERNAL_ERROR and owned["inputs"] == inputs:
+        return TaskFailed(_bug(ctx, spec, owned["run_id"], claim, "earlier; not run again"))
     done, outcome, run_id = _recorded(ctx, record, claim, inputs)
     if done:
         return True
@@ -150,12 +156,24 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
         if run_id is not None:
             _say(spec, f"redoing the run under its id {run_id} (its results.db row is replaced)")
         outcome = _perform(ctx, spec, inputs, record, run_id or new_run_id(spec.case, spec.variant, spec.harness))
+    if outcome.status == RunStatus.INTERNAL_ERROR:
+        # Not retried: a bug fails the same way again, at a model's cost.
+        _write_claim(claim, inputs, outcome.run_id, RunStatus.INTERNAL_ERROR.value)
+        return TaskFailed(_bug(ctx, spec, outcome.run_id, claim, f"({outcome.detail})"))
     if outcome.status not in KEPT_STATUSES:
         claim.unlink(missing_ok=True)
         claim.with_suffix(".pending").unlink(missing_ok=True)
         return TaskFailed(f"run {spec.name} ended {outcome.status} ({outcome.run_id}): {outcome.detail}")
     _write_record(ctx, spec, inputs, record, outcome)
     return True
+
+
+def _bug(ctx: SweepContext, spec: RunSpec, run_id: str, claim: Path, how: str) -> str:
+    from tcab.runs.record import INTERNAL_ERROR_FILE
+
+    folder = _run_folder(ctx, run_id, recorded_run(ctx.settings.results_db, run_id))
+    return (f"run {spec.name} hit a bug in tcab ({run_id}) {how}; its traceback: {folder / INTERNAL_ERROR_FILE}. "
+            f"Not retried: delete {claim} to run it again")
 
 
 def _recorded(ctx: SweepContext, record: str, claim: Path,

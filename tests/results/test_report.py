@@ -118,7 +118,8 @@ def test_run_outcomes_tokens_durations_and_builds_per_harness_and_model(filled):
     claude = by["claude", "sonnet"]
     assert claude.runs == 3
     assert claude.outcomes == {"completed": 1, "timed_out": 1, "hung": 1, "harness_error": 0,
-                               "limit_exceeded": 0, "infrastructure": 0, "canceled": 0, "catastrophic": 0}
+                               "limit_exceeded": 0, "infrastructure": 0, "canceled": 0, "catastrophic": 0,
+                               "internal_error": 0}
     assert (claude.tokens_input, claude.tokens_output) == (6200, 620)
     assert claude.mean_duration_s == pytest.approx((100 + 3600 + 1800) / 3)
     assert (claude.builds_ok, claude.builds) == (1, 2)
@@ -159,7 +160,7 @@ def test_terminal_tables_show_the_numbers(filled):
     result = _invoke(filled)
     assert result.exit_code == 0, result.output
     assert "capture v1.0.0 · base" in result.output
-    assert re.search(r"claude\s+sonnet\s+3\s+1\s+1\s+1\s+0\s+0\s+0\s+0\s+0\s+1/2\s+—\s+6,200\s+620\s+30\.6m",
+    assert re.search(r"claude\s+sonnet\s+3\s+1\s+1\s+1\s+0\s+0\s+0\s+0\s+0\s+0\s+1/2\s+—\s+6,200\s+620\s+30\.6m",
                      result.output)
     assert "[0.90, 2.10]" in result.output
     assert "Baselines: greedy ok, random ok" in result.output

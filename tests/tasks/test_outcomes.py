@@ -97,3 +97,22 @@ def test_the_tournament_plays_with_the_plans_parallelism(project):
     assert code == 0, out
     standings = json.loads(project.path("results/sweep/tournaments/duel-cup/standings.json").read_text())
     assert standings["jobs"] == 3
+
+
+def test_a_bug_in_tcab_is_not_retried_and_fails_every_sweep_until_the_claim_goes(project, monkeypatch):
+    monkeypatch.setenv("TCAB_FAKE_STATUS", "scripted:internal_error")
+    code, ran, out = project.doit("--continue")
+    assert code != 0 and "hit a bug in tcab" in out and "internal-error.txt" in out
+    runs = [c for c in project.calls() if c.startswith("run ") and "/scripted/" in c]
+    assert len(runs) == 3
+    claims = sorted(project.path("results/sweep/runs").rglob("scripted/1.claim"))
+    assert len(claims) == 3
+    monkeypatch.delenv("TCAB_FAKE_STATUS")  # tcab "fixed": still not run again by itself
+    code, ran, out = project.doit("--continue")
+    assert code != 0 and "not run again" in out and f"delete {claims[0]}" in out
+    assert [c for c in project.calls() if c.startswith("run ") and "/scripted/" in c] == runs
+    for claim in claims:
+        claim.unlink()  # the operator asks for new runs
+    code, ran, _ = project.doit()
+    assert code == 0
+    assert len([c for c in project.calls() if c.startswith("run ") and "/scripted/" in c]) == 6
