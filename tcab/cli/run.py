@@ -150,8 +150,10 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
     runtime and the idle watchdog, collect /work into results/runs/<run-id>/,
     record run.json and a results.db row, and remove the container.
 
-    Exit status: 0 completed, 1 any other outcome, 2 bad input, 130 canceled
-    (Ctrl-C or SIGTERM: the session is killed and the run recorded).
+    Exit status: 0 completed, 1 any other outcome, 2 bad input, 3 the engine
+    failed before the run began, 70 a bug in tcab (internal_error: the run is
+    recorded with its traceback), 130 canceled (Ctrl-C or SIGTERM: the
+    session is killed and the run recorded).
 
     \b
     Examples:
@@ -206,6 +208,10 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
         _summary(console, record)
     if record.status is RunStatus.CANCELED:
         raise click.exceptions.Exit(EXIT_CANCELED)
+    if record.status is RunStatus.INTERNAL_ERROR:
+        from tcab.cli import EXIT_BUG
+
+        raise click.exceptions.Exit(EXIT_BUG)
     raise click.exceptions.Exit(0 if record.ok else 1)
 
 

@@ -309,6 +309,27 @@ def _read_bounded(path: Path, max_bytes: int) -> bytes:
     return data
 
 
+#: internal-error.txt is read back at most this far (tcab writes at most 64 KiB of text).
+MAX_INTERNAL_ERROR_BYTES = 256 * 1024
+
+
+def read_internal_error(run_dir: Path | str) -> str | None:
+    """The text of the run folder's internal-error.txt (see tcab.runs.faults),
+    or None when there is none. Read as run.json is: no link, no FIFO or
+    device, bounded; a file past the bound is cut with a note."""
+    path = Path(run_dir) / INTERNAL_ERROR_FILE
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        data = fh.read(MAX_INTERNAL_ERROR_BYTES + 1)
+    text = data[:MAX_INTERNAL_ERROR_BYTES].decode("utf-8", "replace")
+    return text + "\n[cut]" if len(data) > MAX_INTERNAL_ERROR_BYTES else text
+
+
 def load_run(run_dir: Path | str, *, max_bytes: int = MAX_RUN_JSON_BYTES) -> RunRecord:
     """The record of the run folder ``run_dir``: the exact inverse of
     :meth:`RunRecord.write` (``load_run(r.run_dir).to_json() == r.to_json()``).

@@ -37,6 +37,7 @@ from tcab.results.charts import outcome_chart, rating_chart
 from tcab.results.report import build_report
 from tcab.results.reviews import ReviewMaterial, record_review, run_reviews
 from tcab.results.schema import SCHEMA_VERSION
+from tcab.runs.record import read_internal_error
 from tcab.validation.case_checks import REFERENCES_DIR
 from tcab.validation.proofs import read_proof
 from tcab.validation.validate import VALIDATION_DIR
@@ -238,10 +239,11 @@ def create_app(config: ViewConfig) -> Starlette:
         references = _references(config.catalog_dir, row, folder, run_id)
         check_results = _check_results(folder)
         rev = review_part(row, proofs)
+        bug = read_internal_error(folder) if folder else None  # a bug in tcab met during the run
         return render("run.html", run=row, stages=stages, validation=validation, checks=checks,
                       shots=shots, references=references, builds=builds, events=events,
                       tree=tree, has_folder=folder is not None, review=rev, proofs=proofs,
-                      check_results=check_results)
+                      check_results=check_results, internal_error=bug)
 
     def review_part(row: dict, proofs: list[dict]) -> dict | None:
         """What the Human review section shows, or None when there is nothing to review."""
