@@ -10,7 +10,11 @@ out, and removes it. Two kinds of failure are kept apart on purpose:
   records;
 - the *backend itself* failing (socket gone, image missing, container
   vanished mid-copy) raises :class:`~tcab.errors.RuntimeBackendError`, so it
-  can never come back dressed as a command result and be blamed on a model.
+  can never come back dressed as a command result and be blamed on a model;
+- any other exception (a bug in tcab, in a sink passed in ExecOptions
+  included) passes through a backend unchanged: only the exceptions of the
+  libraries a backend drives are translated, so a bug is never recorded as
+  the platform's failure.
 
 Every method's "Raises" section below is the contract each backend honours;
 ``tests/runtime/test_runtime_conformance.py`` is what "a backend works" means.

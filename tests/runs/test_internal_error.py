@@ -180,3 +180,17 @@ def test_a_bug_elsewhere_through_a_runtime_that_wraps_nothing(settings, e2e_case
     assert record.status == "internal_error"
     assert "start stage" in record.status_detail
     _check_recorded(settings, record, "internal_error", "AttributeError")
+
+
+@pytest.mark.parametrize("adapter", ["claude-stream-json", "codex-json", "gemini-stream-json", "opencode-json",
+                                     "aider", "plain"])
+def test_a_deep_line_never_decides_the_runs_fate_with_any_shipped_adapter(settings, e2e_case, scripted,
+                                                                           adapter):
+    """Issue 21, item 5: the line that made four adapters raise RecursionError.
+    Whether an adapter reads it as text or fails on it, the run is recorded
+    with the status its twin without that line gets."""
+    harness = scripted("unused", adapter=adapter, args=["-c", "session-marker"])
+    twin = _run(settings, e2e_case, harness, FunctionRuntime(["hello", "after"]))
+    record = _run(settings, e2e_case, harness, FunctionRuntime(["hello", DEEP, "after"]))
+    assert record.status == twin.status, (record.status_detail, twin.status_detail)
+    assert (record.run_dir / "run.json").is_file() and _row(settings, record.id)["status"] == twin.status
