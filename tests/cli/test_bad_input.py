@@ -227,7 +227,7 @@ def test_debug_shows_the_traceback_of_an_unexpected_error(tmp_path):
             "tcab.cli.main(sys.argv[1:])\n")
     plain = subprocess.run([sys.executable, "-c", code, "prompt", "lights-out"], cwd=tmp_path, env=env,
                            capture_output=True, text=True, timeout=60)
-    assert plain.returncode == 2 and "Traceback" not in plain.stderr
+    assert plain.returncode == 70 and "Traceback" not in plain.stderr  # a bug: not "bad input" (2)
     assert "unexpected ZeroDivisionError: boom" in plain.stderr and "--debug" in plain.stderr
     debug = subprocess.run([sys.executable, "-c", code, "--debug", "prompt", "lights-out"], cwd=tmp_path,
                            env=env, capture_output=True, text=True, timeout=60)
