@@ -113,9 +113,9 @@ def _check_recorded(settings, record, status: str, summary: str) -> str:
 
 @pytest.mark.parametrize("where", [BugInside, BugAbove])
 def test_a_bug_in_tcab_is_an_internal_error_not_infrastructure(settings, e2e_case, scripted, runtime, where):
-    harness = scripted("echo session-marker; echo trigger; echo after")
+    harness = scripted("echo session-marker; sleep 0.5; echo trigger; echo after")
     record = _run(settings, e2e_case, harness, where(runtime))
-    assert record.status == "internal_error", record.status_detail
+    assert record.status == "internal_error", (record.status_detail, (record.run_dir / "raw.jsonl").read_text())
     assert "a bug in tcab stopped the run" in record.status_detail
     text = _check_recorded(settings, record, "internal_error", "TypeError")
     assert ("session" if where is BugInside else "copy_in") in record.status_detail

@@ -159,11 +159,11 @@ def test_missing_rbac_is_a_clear_error_before_a_run(kube_standin, base_image) ->
     kc = str(kube_standin.kubeconfig)
     kube_standin.faults.__init__()
     kube_standin.faults.forbidden = {"list"}
-    with pytest.raises(RuntimeBackendError, match="HTTP 403.*missing RBAC: apply containers/kubernetes/rbac.yaml"):
+    with pytest.raises(RuntimeSettingsError, match="HTTP 403.*missing RBAC: apply containers/kubernetes/rbac.yaml"):
         get_runtime("kubernetes", kubeconfig=kc)
     kube_standin.faults.forbidden = {"create"}
     created = len(kube_standin.store.created)
-    with pytest.raises(RuntimeBackendError, match="create pods in namespace tcab \\(a dry run, before any run\\)"
+    with pytest.raises(RuntimeSettingsError, match="create pods in namespace tcab \\(a dry run, before any run\\)"
                                                   ".*403.*cannot create.*rbac.yaml"):
         get_runtime("kubernetes", kubeconfig=kc)
     kube_standin.faults.forbidden = set()
@@ -193,7 +193,7 @@ def test_unreachable_server_wrong_context_and_namespace(kube_standin, base_image
     with pytest.raises(RuntimeSettingsError, match="context nope.*Expected object with name nope"):
         get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), context="nope")
     # A list in a missing namespace answers an empty list; the dry-run create is refused.
-    with pytest.raises(RuntimeBackendError, match='namespace missing .*HTTP 404: namespaces "missing" not found'):
+    with pytest.raises(RuntimeSettingsError, match='namespace missing .*HTTP 404: namespaces "missing" not found'):
         get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), namespace="missing")
     with pytest.raises(RuntimeSettingsError, match="namespace: 'Bad_NS' is not a valid namespace"):
         get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig), namespace="Bad_NS")

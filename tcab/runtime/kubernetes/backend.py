@@ -46,7 +46,7 @@ from tcab.runtime.base import (
 )
 from tcab.runtime.kubernetes import copy as _copy
 from tcab.runtime.kubernetes.config import KubeSettings, load_client_config
-from tcab.runtime.kubernetes.errors import kube_calls, kube_error
+from tcab.runtime.kubernetes.errors import kube_calls, kube_error, refused_settings
 from tcab.runtime.kubernetes.exec import ExecStream, bound_exec_handshake, run_exec
 from tcab.runtime.kubernetes.pods import (
     CONTAINER,
@@ -83,10 +83,14 @@ class KubernetesRuntime:
         self._digests: dict[str, ImageInfo] = {}
         self._never_pull: set[str] = set()
         self.namespace = self.settings.namespace
-        with kube_calls(f"reach the API server at {configuration.host}"):
-            self.server_version = client.VersionApi(self.core.api_client).get_code(_request_timeout=_TIMEOUT).git_version
-        self.list_run_containers()  # a missing "list" grant shows here, before any run starts
-        self._preflight()
+        try:
+            with kube_calls(f"reach the API server at {configuration.host}"):
+                self.server_version = client.VersionApi(self.core.api_client).get_code(
+                    _request_timeout=_TIMEOUT).git_version
+            self.list_run_containers()  # a missing "list" grant shows here, before any run starts
+            self._preflight()
+        except RuntimeBackendError as exc:
+            raise refused_settings(exc) from exc.__cause__
 
     def _preflight(self) -> None:
         """Create a run pod as a server-side dry run (``dryRun=All``: authorized,

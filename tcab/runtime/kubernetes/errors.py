@@ -21,7 +21,14 @@ import json
 import ssl
 from collections.abc import Iterator
 
-from tcab.errors import RuntimeBackendError
+from tcab.errors import RuntimeBackendError, RuntimeSettingsError
+
+#: What the API server answers, before any run, to a configuration that
+#: cannot work with it: credentials refused, a missing grant, a namespace
+#: that does not exist, a pod setting its schema refuses. Bad input (the
+#: operator fixes it), not the platform failing; during a run the same
+#: answers stay ``infrastructure``.
+_REFUSED_SETTINGS = (401, 403, 404, 422)
 
 _HINTS = {
     401: "the credentials were refused (check the kubeconfig user or token)",
@@ -87,3 +94,16 @@ def kube_calls(op: str, pod: str | None = None) -> Iterator[None]:
         raise type(exc)(f"kubernetes runtime: {exc}{where}") from exc
     except known as exc:
         raise kube_error(exc, op, pod) from exc
+
+
+def refused_settings(exc: RuntimeBackendError) -> RuntimeBackendError | RuntimeSettingsError:
+    """``exc`` as RuntimeSettingsError when the API server refused what it was
+    configured with (:data:`_REFUSED_SETTINGS`), else ``exc`` itself."""
+    from kubernetes.client.exceptions import ApiException
+
+    cause = exc.__cause__
+    if isinstance(cause, ApiException) and cause.status in _REFUSED_SETTINGS:
+        err = RuntimeSettingsError(str(exc))
+        err.__cause__ = cause
+        return err
+    return exc
