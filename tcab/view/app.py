@@ -44,7 +44,7 @@ from tcab.validation.proofs import read_proof
 from tcab.validation.validate import VALIDATION_DIR
 from tcab.view import files, review, transcript
 from tcab.view.paths import NAME_MAX, PathMissing, PathRefused, confined, inside, smuggled
-from tcab.view.player import PLAYER_CSP, player_page, renderer_path
+from tcab.view.player import player_page, renderer_path
 
 # Runs listed per group on the home page, and per page of a group's run list.
 HOME_RUNS = 10
@@ -54,8 +54,11 @@ TOURNAMENT_MATCHES = 2000
 # The largest replay file (gzip) the app serves or plays.
 MAX_REPLAY_FILE = 16 * 1024 * 1024
 
-_PAGE_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-             "script-src 'self' 'unsafe-inline'; frame-src 'self'; object-src 'none'; "
+# The app's own pages run no script at all and fetch nothing but their images,
+# proofs and frames from the app itself: run-derived text in them (escaped by
+# the templates) could not reach the network even if it became markup.
+_PAGE_CSP = ("default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; "
+             "script-src 'none'; connect-src 'none'; frame-src 'self'; object-src 'none'; "
              "base-uri 'none'; form-action 'self'; frame-ancestors 'self'")
 
 
@@ -408,8 +411,8 @@ def create_app(config: ViewConfig) -> Starlette:
             renderer = renderer_path(config.catalog_dir, row["case_slug"], row["case_version"])
         except Exception as exc:  # noqa: BLE001 - catalog and replay errors alike: no player
             raise NotFound(f"no renderer: {exc}") from exc
-        return Response(player_page(renderer.read_bytes(), data), media_type="text/html",
-                        headers={"Content-Security-Policy": PLAYER_CSP})
+        page = player_page(renderer.read_bytes(), data)
+        return Response(page.html, media_type="text/html", headers={"Content-Security-Policy": page.policy})
 
     def tournament_page(request: Request):
         tid = request.path_params["tid"]
