@@ -36,6 +36,7 @@ from starlette.routing import Route
 from tcab.errors import CatalogError, ResultsError
 from tcab.results import pages
 from tcab.results.charts import outcome_chart, rating_chart
+from tcab.results.columns import group_tables
 from tcab.results.report import build_report
 from tcab.results.reviews import ReviewMaterial, record_review, run_reviews
 from tcab.results.schema import SCHEMA_VERSION
@@ -148,7 +149,24 @@ def _env() -> Environment:
     env.filters["secs"] = _secs
     env.filters["num"] = lambda v, d=2: f"{v:,.{d}f}" if _number(v) else "—"
     env.filters["count"] = lambda v: f"{v:,}" if _number(v) else "—"
+    # The home page's report tables: the columns as tcab.results.columns defines them.
+    env.globals["report_tables"] = group_tables
+    env.globals["cell_link"] = _cell_link
+    env.globals["tone_class"] = lambda c, row: {"good": "ok", "bad": "bad", "muted": "muted"}.get(
+        c.tone(row) if c.tone else "", "")
     return env
+
+
+def _cell_link(column, row, group) -> str | None:
+    """Where a report cell of the home page links to, if anywhere."""
+    if column.key == "harness":
+        return (f"/runs?case={quote(group.case_slug, safe='')}&version={quote(group.case_version, safe='')}"
+                f"&variant={quote(group.variant, safe='')}")
+    if column.key == "origin" and row.source and row.harness:
+        return f"/runs/{quote(row.source, safe='')}"
+    if column.key == "review_run":
+        return f"/runs/{quote(row.run_id, safe='')}"
+    return None
 
 
 def _number(value) -> bool:
