@@ -17,6 +17,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+# Imported from their own modules, once: the packages' lazy attribute loading
+# is not safe when many request threads first ask for a name at once.
+from pygments import format as pyg_format
+from pygments.formatters.html import HtmlFormatter
+from pygments.lexers import find_lexer_class_for_filename
+from pygments.lexers.special import TextLexer
+
 # Entries of one folder listed; the rest are counted.
 MAX_ENTRIES = 2000
 # Bytes of a file read for the page; beyond them the page says it was cut.
@@ -34,6 +41,7 @@ HIGHLIGHT_SECONDS = 2.0
 HIGHLIGHT_GRACE = 5.0
 HIGHLIGHT_JOBS = 2
 _JOBS = threading.BoundedSemaphore(HIGHLIGHT_JOBS)
+_LOOKUP = threading.Lock()
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
                ".gif": "image/gif", ".webp": "image/webp"}
 
@@ -100,12 +108,12 @@ def highlight(name: str, text: str, *, max_chars: int = MAX_HIGHLIGHT,
               seconds: float = HIGHLIGHT_SECONDS) -> tuple[str, str]:
     """(``text`` as Pygments HTML, why it is plain or ""): the lexer chosen by
     file name (plain text when unknown), within the bounds above."""
-    from pygments.lexers import find_lexer_class_for_filename
-
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     if len(text) > max_chars:
         return plain_html(text), f"plain text: larger than {max_chars:,} characters"
-    if find_lexer_class_for_filename(name) is None:
+    with _LOOKUP:  # Pygments loads its lexer modules lazily, not safely from many threads
+        known = find_lexer_class_for_filename(name) is not None
+    if not known:
         return plain_html(text), ""
     if not _JOBS.acquire(blocking=False):
         return plain_html(text), "plain text: the highlighter is busy with other files"
@@ -124,8 +132,6 @@ def highlight(name: str, text: str, *, max_chars: int = MAX_HIGHLIGHT,
 
 def plain_html(text: str) -> str:
     """``text`` in the highlighted page's layout, unlexed (linear time)."""
-    from pygments.lexers import TextLexer
-
     return _format(TextLexer().get_tokens(text))
 
 
@@ -155,14 +161,9 @@ def _work() -> None:
 
 
 def _format(tokens) -> str:
-    from pygments import format as pyg_format
-    from pygments.formatters import HtmlFormatter
-
     return pyg_format(tokens, HtmlFormatter(linenos="table", cssclass="src"))
 
 
 def source_css() -> str:
     """The Pygments stylesheet of highlighted source."""
-    from pygments.formatters import HtmlFormatter
-
     return HtmlFormatter(cssclass="src").get_style_defs(".src")

@@ -165,10 +165,14 @@ def test_a_file_that_stalls_the_highlighter_is_shown_and_blocks_no_other_page(se
         t.start()
     time.sleep(1.0)
     # While a dozen stalling pages are asked for, the others still answer.
-    for path in ("/", f"/runs/{HOSTILE}", f"/runs/{HOSTILE}/tree/src/index.html"):
+    for path in ("/", f"/runs/{HOSTILE}", f"/runs/{HOSTILE}/tree/"):
         start = time.monotonic()
         status, _ = _get(url, path, timeout=20)
         assert status == 200 and time.monotonic() - start < 10, path
+    # A file highlighted meanwhile (in a child process of its own, bounded in time).
+    start = time.monotonic()
+    status, body = _get(url, f"/runs/{HOSTILE}/tree/src/index.html", timeout=40)
+    assert status == 200 and "&lt;" in body and time.monotonic() - start < 30
     for t in threads:
         t.join(timeout=150)
     assert len(results) == 12 and all(isinstance(r, tuple) and r[0] == 200 for r in results), results[:2]
