@@ -249,8 +249,9 @@ SPAWN = ("i=0; while [ $i -lt 3000 ]; do setsid sleep 1000 </dev/null >/dev/null
          "echo spawned; exit 0\n")
 SPAWN_AND_HANG = ("i=0; while [ $i -lt 200 ]; do setsid sleep 1000 </dev/null >/dev/null 2>&1 & i=$((i+1)); done\n"
                   "exec sleep 1000\n")
-COUNT = ("n=$(ls -d /proc/[0-9]* | wc -l); echo \"processes=$n\"; sleeps=$(cat /proc/[0-9]*/comm 2>/dev/null "
-         "| grep -c '^sleep$'); echo \"sleeps=$sleeps\"; [ \"$sleeps\" -eq 0 ]\n")
+# The run's sleeps (the container's own `sleep infinity` belongs to root).
+COUNT = ("sleeps=0; for f in /proc/[0-9]*/cmdline; do case \"$(tr '\\0' ' ' < \"$f\" 2>/dev/null)\" in "
+         "'sleep 1000 ') sleeps=$((sleeps+1));; esac; done; echo \"sleeps=$sleeps\"; [ \"$sleeps\" -eq 0 ]\n")
 
 
 @pytest.mark.timeout(600)
