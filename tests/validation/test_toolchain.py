@@ -242,16 +242,20 @@ test = "sh tools/count.sh"
 """
 ESCAPES = ("console.log('\\x1b[31mred\\x1b[0m \\x1b]0;retitled\\x07 \\x1b]8;;http://x.example/\\x1b\\\\link"
            "\\x1b]8;;\\x1b\\\\ \\x1b[2J\\x1b[Hclear \\x9b31m8bit bell\\x07 done');\n")
-# 3,000 detached sleeps (their own sessions: out of the command's process
-# group), more than the build container's pid limit holds: the shell stops
-# at the limit ("Cannot fork"), its sleeps live on.
-SPAWN = ("i=0; while [ $i -lt 3000 ]; do setsid sleep 1000 </dev/null >/dev/null 2>&1 & i=$((i+1)); done\n"
-         "echo spawned; exit 0\n")
-SPAWN_AND_HANG = ("i=0; while [ $i -lt 200 ]; do setsid sleep 1000 </dev/null >/dev/null 2>&1 & i=$((i+1)); done\n"
+# 3,000 detached processes (subshells blocked on a FIFO: forks without an
+# exec, so they come fast; in a session of their own, out of the command's
+# process group), more than the build container's pid limit holds: the
+# spawner stops at the limit ("Cannot fork"), the command exits 0.
+SPAWN = ("mkfifo /tmp/hold-a; setsid sh -c 'i=0; while [ $i -lt 3000 ]; do (read x < /tmp/hold-a) & "
+         "i=$((i+1)); done' </dev/null >/dev/null 2>&1 &\n"
+         "sleep 4; echo spawned; exit 0\n")
+SPAWN_AND_HANG = ("mkfifo /tmp/hold-b; setsid sh -c 'i=0; while [ $i -lt 200 ]; do (read x < /tmp/hold-b) & "
+                  "i=$((i+1)); done' </dev/null >/dev/null 2>&1 &\n"
                   "exec sleep 1000\n")
-# The run's sleeps (the container's own `sleep infinity` belongs to root).
-COUNT = ("sleeps=0; for f in /proc/[0-9]*/cmdline; do case \"$(tr '\\0' ' ' < \"$f\" 2>/dev/null)\" in "
-         "'sleep 1000 ') sleeps=$((sleeps+1));; esac; done; echo \"sleeps=$sleeps\"; [ \"$sleeps\" -eq 0 ]\n")
+# What is left of them (each holds its FIFO's name in its command line).
+COUNT = ("left=0; for f in /proc/[0-9]*/cmdline; do case \"$(tr '\\0' ' ' < \"$f\" 2>/dev/null)\" in "
+         "*hold-*|'sleep 1000 ') left=$((left+1));; esac; done 2>/dev/null; echo \"left=$left\"; "
+         "[ \"$left\" -eq 0 ]\n")
 
 
 @pytest.mark.timeout(600)
@@ -270,12 +274,12 @@ def test_detached_children_die_with_their_command_and_escapes_are_stripped(tmp_p
     assert not any(c in typecheck.output for c in "\x1b\x07\x9b"), repr(typecheck.output)
     assert "retitled" not in typecheck.output and "http://x.example" not in typecheck.output
     assert tools["lint"].status in ("passed", "failed"), tools["lint"]
-    # The hang is killed at its own limit, its 200 detached sleeps with it.
+    # The hang is killed at its own limit, its 200 detached processes with it.
     assert tools["format"].status == "timed_out" and tools["format"].exit_code is None, tools["format"]
     assert 24 <= tools["format"].duration_s < 34, tools["format"].duration_s
     # The next command starts, and no sleep of the earlier ones is left.
     assert tools["test"].status == "passed", tools["test"]
-    assert "sleeps=0" in tools["test"].output
+    assert "left=0" in tools["test"].output
     doc = (run.run_dir / "validation" / "validation.json").read_text()
     assert "\\u001b" not in doc and "\\u0007" not in doc
 
