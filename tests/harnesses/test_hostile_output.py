@@ -176,3 +176,23 @@ def test_plain_adapter_cannot_tell_and_leaves_it_to_the_exit_code() -> None:
     adapter = make_adapter("plain")
     _feed_all(adapter, [("stdout", "cp -R /solution/. /work/"), ("stdout", "abc123 Reference solution")])
     assert adapter.verdict() is None
+
+
+# What the real CLIs printed against the scripted model answering 500 to
+# everything, or with nothing listening (tests/harnesses/test_e2e_clis.py,
+# session lines of raw.jsonl as {"stream", "line"}): every one exits having
+# had no answer, some with exit 0.
+ADAPTER_OF = {"aider": "aider", "claude": "claude-stream-json", "codex": "codex-json",
+              "gemini": "gemini-stream-json", "opencode": "opencode-json"}
+UNREACHABLE = sorted(p.name for p in TRANSCRIPTS.glob("*-server-error.jsonl")) + sorted(
+    p.name for p in TRANSCRIPTS.glob("*-refused.jsonl"))
+
+
+@pytest.mark.parametrize("transcript", UNREACHABLE)
+def test_real_cli_output_without_a_model_answer_is_harness_error(transcript: str) -> None:
+    adapter = make_adapter(ADAPTER_OF[transcript.split("-")[0]])
+    lines = [json.loads(ln) for ln in (TRANSCRIPTS / transcript).read_text().splitlines() if ln.strip()]
+    _feed_all(adapter, [(d["stream"], d["line"]) for d in lines])
+    verdict = adapter.verdict()
+    assert verdict is not None and verdict.status == "harness_error", (transcript, verdict)
+    assert "\x1b" not in verdict.detail and "Retrying in" not in verdict.detail
