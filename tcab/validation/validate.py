@@ -55,7 +55,7 @@ from tcab.validation.browser import (
     png_size,
 )
 from tcab.validation.case_checks import case_check_specs
-from tcab.validation.checks import CheckLimits, CheckResult, CheckSpec, check_specs, run_checks
+from tcab.validation.checks import CheckLimits, CheckSpec, ViewCheckResult, check_specs, run_checks
 from tcab.validation.container import build_site
 from tcab.validation.mockup_cache import mockup_cache_dir
 from tcab.validation.proofs import collect_proofs
@@ -171,7 +171,7 @@ class _Outcome:
     log: str = ""
     image_digest: str | None = None
     shots: dict[str, bytes] = field(default_factory=dict)
-    check_results: tuple[CheckResult, ...] = ()
+    check_results: tuple[ViewCheckResult, ...] = ()
     toolchain: tuple[ToolResult, ...] = ()
 
 
@@ -207,10 +207,10 @@ def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, 
 
 
 def _run_case_checks(site: Path | None, checks: tuple[CheckSpec, ...], validation_dir: Path,
-                     limits: CheckLimits | None, browser: BrowserLimits) -> tuple[CheckResult, ...]:
+                     limits: CheckLimits | None, browser: BrowserLimits) -> tuple[ViewCheckResult, ...]:
     """The [[check]]s on the built site; each is not reached when there is none."""
     if site is None:
-        return tuple(CheckResult(c.name, c.view, None, None, "not run: the build produced no site", 0.0)
+        return tuple(ViewCheckResult(c.name, c.view, None, None, "not run: the build produced no site", 0.0)
                      for c in checks)
     results = run_checks(site, checks, validation_dir / CHECKS_DIR, limits=limits, browser=browser)
     return tuple(dataclasses.replace(r, screenshot=f"{VALIDATION_DIR}/{CHECKS_DIR}/{r.screenshot}")
