@@ -36,6 +36,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcab.atomic import write_bytes
+from tcab.browser.chromium import running_chromium
+from tcab.browser.page import (
+    MAX_VIEWPORT,
+    BrowserLimits,
+    BrowserUnavailable,
+    ErrorLog,
+    _clip,
+    _no_websocket,
+    _only_local,
+    png_size,
+)
+from tcab.browser.site_server import serve_site
 from tcab.catalog.actions import (
     ACTION_TYPES,
     Action,
@@ -49,19 +61,7 @@ from tcab.catalog.actions import (
 )
 from tcab.catalog.fields import humanize, show
 from tcab.errors import ValidationError
-from tcab.validation.browser import (
-    MAX_VIEWPORT,
-    BrowserLimits,
-    BrowserUnavailable,
-    ErrorLog,
-    _clip,
-    _no_websocket,
-    _only_local,
-    png_size,
-)
-from tcab.validation.chromium import running_chromium
-from tcab.validation.limits import check_limits
-from tcab.validation.site_server import serve_site
+from tcab.limits import check_limits
 
 __all__ = ["Action", "ActionError", "CheckLimits", "ViewCheckResult", "CheckSpec", "Click", "Hold", "Key",
            "Wait", "check_specs", "humanize", "parse_action", "parse_actions", "run_checks", "similarity"]

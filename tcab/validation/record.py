@@ -30,6 +30,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tcab.browser.page import Check
 from tcab.outcomes import VALIDATION_STATUSES, run_status_after
 from tcab.validation.proofs import ProofRecord
 from tcab.validation.toolchain import ToolResult, gate_of
@@ -38,20 +39,8 @@ if TYPE_CHECKING:  # checks.py imports the browser check, which imports this mod
     from tcab.validation.checks import ViewCheckResult
 
 __all__ = ["LOAD_CHECK", "VALIDATION_STATUSES", "Check", "ValidationRecord", "judge", "run_status_after"]
-#: The check whose success means "the page loaded" (tcab.validation.browser).
+#: The check whose success means "the page loaded" (tcab.browser.page).
 LOAD_CHECK = "load"
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One check: its name, whether it passed, and what was seen."""
-
-    name: str
-    ok: bool
-    detail: str = ""
-
-    def to_json(self) -> dict:
-        return {"name": self.name, "ok": self.ok, "detail": self.detail}
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@
    container (:mod:`tcab.validation.container`): untrusted code never runs on
    the host.
 2. The ``[build].output`` folder is opened in headless Chromium
-   (:mod:`tcab.validation.browser`) and one screenshot per ``[[reference]]``
+   (:mod:`tcab.browser.page`) and one screenshot per ``[[reference]]``
    view is taken. The case's ``[toolchain]`` commands run in the same
    container after the build (:mod:`tcab.validation.toolchain`); a typecheck
    that fails is the check ``typecheck`` and rates the run ``broken``.
@@ -38,6 +38,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcab.atomic import write_bytes, write_text
+from tcab.browser.mockup_cache import mockup_cache_dir
+from tcab.browser.page import (
+    DEFAULT_VIEWPORT,
+    BrowserLimits,
+    BrowserUnavailable,
+    View,
+    check_page,
+    png_size,
+)
 from tcab.catalog import CaseVersion, case_digest
 from tcab.errors import RuntimeBackendError, ValidationError
 from tcab.outcomes import RunStatus
@@ -46,18 +55,9 @@ from tcab.runs.secrets import Redactor
 from tcab.runtime import BuildLimits, CollectLimits, Runtime, get_runtime
 from tcab.runtime.build import BUILD_TIMEOUT_S
 from tcab.settings import Settings
-from tcab.validation.browser import (
-    DEFAULT_VIEWPORT,
-    BrowserLimits,
-    BrowserUnavailable,
-    View,
-    check_page,
-    png_size,
-)
 from tcab.validation.case_checks import case_check_specs
 from tcab.validation.checks import CheckLimits, CheckSpec, ViewCheckResult, check_specs, run_checks
 from tcab.validation.container import build_site
-from tcab.validation.mockup_cache import mockup_cache_dir
 from tcab.validation.proofs import collect_proofs
 from tcab.validation.record import Check, ValidationRecord, judge, run_status_after
 from tcab.validation.toolchain import GATING_COMMAND, ToolchainLimits, ToolResult, harness_secrets
