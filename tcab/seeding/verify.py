@@ -1,6 +1,9 @@
 """``tcab catalog validate`` over a whole catalog: every version checked in
 full, in parallel, with the result of each cached by its content.
 
+It lives in seeding, not in the catalog: the deep check seeds, and the
+catalog sits below seeding (tests/core/test_import_graph.py).
+
 Each version folder is parsed (manifest, variants, paths) and deep-checked
 (``tcab.seeding.check_case``: seeding plan and prompt of every variant). The
 outcome (its slug, its variant count, its problems) is cached per version
