@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import errno
 import os
-import time
 import posixpath
 import shutil
 import stat
 import tarfile
+import time
 from pathlib import Path
 from typing import BinaryIO
 
@@ -123,6 +123,7 @@ class Tally:
         self.limits = limits
         self.deadline = time.monotonic() + limits.max_seconds
         self.entries = self.outside = self.count = 0
+        self.files = 0  # regular files and hardlinks in the archive, kept or not
         self.listed: list[Refusal] = []
 
     def check(self) -> None:
@@ -188,6 +189,7 @@ class _Extractor:
 
     def member(self, tar: tarfile.TarFile, member: tarfile.TarInfo) -> None:
         self.tally.entries += 1
+        self.tally.files += member.isreg() or member.islnk()
         self.tally.check()
         rel = _relative(member.name, self.strip)
         if rel is None:
@@ -406,16 +408,27 @@ def pruned_refusals(output: str, limits: CollectLimits, cut: bool) -> list[Refus
     return refused
 
 
-def prune_deep(runtime, container: str, src: str, limits: CollectLimits) -> list[Refusal]:
+def prune_deep(runtime, container: str, src: str, limits: CollectLimits, tally: Tally | None = None) -> list[Refusal]:
     """Run :func:`prune_command` in ``container`` through ``runtime`` (a
-    :class:`~tcab.runtime.base.Runtime`); return what it removed as refusals.
+    :class:`~tcab.runtime.base.Runtime`); return what it removed as refusals
+    (also counted in ``tally``, as refusals outside the archive, when given).
     A missing ``find`` removes nothing: the end-marker check of
     :func:`extract_tree` still catches an archive the engine cut short."""
-    options = ExecOptions(user="root", workdir="/", timeout_s=_PRUNE_TIMEOUT_S)
+    timeout = min(_PRUNE_TIMEOUT_S, tally.remaining()) if tally is not None else _PRUNE_TIMEOUT_S
+    options = ExecOptions(user="root", workdir="/", timeout_s=max(timeout, 1.0))
     result = runtime.exec(container, prune_command(src, limits), options)
     cut = len(result.stdout.encode("utf-8", "replace")) >= options.tail_bytes - 4
-    return pruned_refusals(result.stdout, limits, cut)
+    refused = pruned_refusals(result.stdout, limits, cut)
+    if tally is not None:
+        for r in refused:
+            tally.refuse(r.path, r.reason, outside=True)
+    return refused
 
 
 #: Wall time for the in-container prune (a walk of /work with find).
 _PRUNE_TIMEOUT_S = 120.0
+
+#: argv (as root in a docker container) that SIGKILLs every process of user
+#: ``$0`` until none is left (10 rounds at most); exit 0 once none is.
+REAP_COMMAND = ["sh", "-c", 'for i in 1 2 3 4 5 6 7 8 9 10; do pkill -KILL -U "$0" || pkill -KILL -u "$0" '
+                '|| exit 0; sleep 0.1; done; exit 1']

@@ -10,7 +10,6 @@ the operation and container named, ``from`` the original.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import os
 import tarfile
@@ -20,6 +19,7 @@ from typing import BinaryIO
 from tcab.errors import ImageNotFound, RuntimeBackendError
 from tcab.runtime.base import (
     RUN_LABEL,
+    RUN_USER,
     WORKDIR,
     CollectLimits,
     CollectReport,
@@ -28,7 +28,7 @@ from tcab.runtime.base import (
     ExecResult,
     ImageInfo,
 )
-from tcab.runtime.collect import extract_tree, prune_deep
+from tcab.runtime.collect import REAP_COMMAND, Tally, extract_tree, prune_deep
 from tcab.runtime.exec import run_exec
 from tcab.runtime.pack import pack_tree
 
@@ -267,11 +267,14 @@ class DockerRuntime:
     def copy_out(self, container: str, src: str, dest: Path, limits: CollectLimits | None = None) -> CollectReport:
         strip = src.rstrip("/").rsplit("/", 1)[-1]
         limits = limits or CollectLimits()
-        pruned = prune_deep(self, container, src, limits)  # paths the engine could not archive
+        tally = Tally(limits)
+        # As root (which the run user cannot signal): no process of the run
+        # is left to change the tree while the engine archives it.
+        self.exec(container, [*REAP_COMMAND, RUN_USER], ExecOptions(user="root", workdir="/", timeout_s=30))
+        prune_deep(self, container, src, limits, tally)  # paths the engine could not archive
         stream = self.open_archive(container, src)
         try:
-            report = extract_tree(stream, Path(dest), strip=strip, limits=limits)
-            return dataclasses.replace(report, refused=(*report.refused, *pruned))
+            return extract_tree(stream, Path(dest), strip=strip, limits=limits, tally=tally)
         except (tarfile.TarError, OSError) as exc:
             raise _backend_error(exc, f"copy {src} out to {dest}", container) from exc
         except RuntimeBackendError:

@@ -29,11 +29,31 @@ CONTAINER = "run"
 #: PR_SET_DUMPABLE 0 puts it out of the same user's ``ptrace`` and
 #: ``/proc/1/mem``. Then it waits for children (orphans reparented to it)
 #: for ever. A failure to ignore or to drop dumpability is not fatal.
+#:
+#: :data:`REAP_SIGNAL` is the one signal it acts on: it SIGKILLs every other
+#: process of the pod (``kill(-1)`` from PID 1 reaches them all and cannot
+#: be answered in kind) and reaps them, until none is left or 5 s passed.
+#: Copy-out asks for it first, so the tar that streams ``/work`` out is the
+#: only process of the pod besides PID 1: nothing of the run is left to
+#: signal, trace, or write to it, or to change the tree under it. The run
+#: user can send it too; it only kills the run's own processes.
+REAP_SIGNAL = "RTMIN+7"
 INIT = (
     "import ctypes, os, signal, time\n"
+    "def reap(*_):\n"
+    "    end = time.monotonic() + 5\n"
+    "    while time.monotonic() < end:\n"
+    "        try: os.kill(-1, signal.SIGKILL)\n"
+    "        except OSError: pass\n"
+    "        while True:\n"
+    "            try: pid, _s = os.waitpid(-1, os.WNOHANG)\n"
+    "            except ChildProcessError: break\n"
+    "            if pid == 0: break\n"
+    "        if not [p for p in os.listdir('/proc') if p.isdigit() and p != '1']: return\n"
+    "        time.sleep(0.01)\n"
     "for s in signal.valid_signals():\n"
     "    if s != signal.SIGCHLD:\n"
-    "        try: signal.signal(s, signal.SIG_IGN)\n"
+    "        try: signal.signal(s, reap if s == signal.SIGRTMIN + 7 else signal.SIG_IGN)\n"
     "        except (OSError, ValueError): pass\n"
     "try: ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)\n"
     "except Exception: pass\n"
