@@ -33,6 +33,10 @@ from tcab.runtime.exec import run_exec
 from tcab.runtime.pack import pack_tree
 
 DEFAULT_SOCKET = "unix:///run/tcab/podman.sock"
+#: The network every run and build container joins (``TCAB_RUN_NETWORK``
+#: overrides it): ``containers/run-network.sh`` creates it and rejects what
+#: its containers send to the host's own addresses (docs/security.md).
+RUN_NETWORK = "tcab-run"
 
 
 def _backend_error(exc: BaseException, op: str, container: str | None = None) -> RuntimeBackendError:
@@ -83,6 +87,8 @@ class DockerRuntime:
             raise RuntimeBackendError("the docker runtime needs docker-py: pip install 'docker>=7.1'") from exc
         self.base_url = base_url or os.environ.get("DOCKER_HOST") or DEFAULT_SOCKET
         self._run_uid = run_uid
+        self.network = os.environ.get("TCAB_RUN_NETWORK") or RUN_NETWORK
+        self._network_checked = False
         try:
             self.api = docker.APIClient(base_url=self.base_url, timeout=timeout, version="auto")
         except Exception as exc:
@@ -132,10 +138,28 @@ class DockerRuntime:
 
     # -- containers -----------------------------------------------------------
 
+    def _check_network(self) -> None:
+        """Refuse to start anything off the guarded network (once per runtime)."""
+        import docker.errors  # optional dependency (see _backend_error)
+
+        if self._network_checked:
+            return
+        try:
+            self.api.inspect_network(self.network)
+        except docker.errors.NotFound:
+            raise RuntimeBackendError(
+                f"docker runtime: the run network {self.network!r} is missing: `make podman` creates it "
+                "with its firewall (containers/run-network.sh)") from None
+        except Exception as exc:
+            raise _backend_error(exc, f"inspect network {self.network}") from exc
+        self._network_checked = True
+
     def start(self, spec: ContainerSpec) -> str:
         labels = {**spec.labels, RUN_LABEL: spec.run_id}
+        self._check_network()
         try:
             host_config = self.api.create_host_config(
+                network_mode=self.network,
                 extra_hosts={"host.docker.internal": self._host_gateway()} if spec.host_gateway else None,
                 mem_limit=spec.memory_bytes,
                 pids_limit=spec.pids_limit,
@@ -168,18 +192,20 @@ class DockerRuntime:
     def _host_gateway(self) -> str:
         """What ``host.docker.internal`` maps to. Docker Engine understands
         the magic ``host-gateway``; Podman 4.3 writes it verbatim into
-        /etc/hosts, so there we use the default network's gateway address."""
+        /etc/hosts, so there we use the run network's gateway address. (The
+        firewall rejects it too, until the preview listener's hook opens
+        its port: containers/run-network.sh.)"""
         try:
             version = self.api.version()
             if not any("podman" in c.get("Name", "").lower() for c in version.get("Components") or []):
                 return "host-gateway"
-            net = self.api.inspect_network("podman")
+            net = self.api.inspect_network(self.network)
             for config in (net.get("IPAM") or {}).get("Config") or []:
                 if config.get("Gateway"):
                     return config["Gateway"]
         except Exception as exc:
             raise _backend_error(exc, "find the host gateway address") from exc
-        raise RuntimeBackendError("docker runtime: the podman network has no gateway address")
+        raise RuntimeBackendError(f"docker runtime: the {self.network} network has no gateway address")
 
     def remove(self, container: str) -> None:
         import docker.errors  # optional dependency (see _backend_error)

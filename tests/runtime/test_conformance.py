@@ -318,3 +318,27 @@ def test_unreadable_files_count_against_max_entries_and_are_listed_bounded(runti
         assert "unreadable" in report.refused[0].reason and f"{n} in all" in report.refused[-1].reason
     else:  # the engine archives as root
         assert report.files == n + 1 and report.refused == ()
+
+
+# -- the host is not reachable from a run (issue 21 item 18) ------------------
+
+
+@pytest.mark.timeout(120)
+def test_a_run_reaches_no_host_address_but_reaches_the_internet(runtime, box, podman_runtime) -> None:
+    from tests.runtime.host_listener import HostListener, connect_script, host_addresses
+
+    addresses = host_addresses(podman_runtime.api)
+    assert "10.88.0.1" in addresses  # the Podman gateway of the default network
+    listener = HostListener()
+    try:
+        res = runtime.exec(box, ["sh", "-c", connect_script(addresses, listener.port)],
+                           ExecOptions(timeout_s=60))
+        time.sleep(0.5)
+    finally:
+        listener.close()
+    assert res.ok and res.stdout.count("closed ") == len(addresses), res.output
+    assert listener.seen == []
+    # Outbound stays open: package registries (and model APIs) answer.
+    out = runtime.exec(box, ["sh", "-c", 'timeout 10 bash -c "echo > /dev/tcp/pypi.org/443" && echo reached'],
+                       ExecOptions(timeout_s=30))
+    assert "reached" in out.stdout, out.output

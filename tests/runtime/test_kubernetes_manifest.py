@@ -111,3 +111,21 @@ def test_rbac_manifest_is_valid_and_grants_exactly_what_the_backend_calls() -> N
                       ("pods/exec", "create"), ("pods/exec", "get")}
     binding = next(d for d in docs if d["kind"] == "RoleBinding")
     assert binding["roleRef"]["name"] == role["metadata"]["name"]
+
+
+def test_network_policy_is_valid_and_selects_every_run_pod() -> None:
+    from kubernetes_validate import validate
+
+    from tcab.runtime.kubernetes.pods import NETWORK_LABEL
+
+    policy = yaml.safe_load((REPO / "containers/kubernetes/networkpolicy.yaml").read_text())
+    validate(policy, "1.31", strict=True)
+    assert policy["kind"] == "NetworkPolicy" and set(policy["spec"]["policyTypes"]) == {"Ingress", "Egress"}
+    assert policy["spec"]["podSelector"]["matchLabels"] == dict([NETWORK_LABEL])
+    blocks = [to["ipBlock"] for rule in policy["spec"]["egress"] for to in rule["to"] if "ipBlock" in to]
+    v4 = next(b for b in blocks if b["cidr"] == "0.0.0.0/0")
+    # The node, pod and service ranges of nearly every cluster, and the metadata endpoint.
+    assert {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"} <= set(v4["except"])
+    for body in _variants().values():
+        labels = body["metadata"]["labels"]
+        assert labels[NETWORK_LABEL[0]] == NETWORK_LABEL[1]

@@ -23,6 +23,10 @@ from tcab.runtime.base import RUN_LABEL, WORKDIR, ContainerSpec
 from tcab.runtime.kubernetes.config import KubeSettings, check_label_key, check_label_value
 
 CONTAINER = "run"
+#: The label every run pod carries: what containers/kubernetes/networkpolicy.yaml
+#: selects (egress to the internet and the cluster DNS, never the node or
+#: the cluster's own addresses; see docs/kubernetes.md).
+NETWORK_LABEL = ("org.tcab.network", "run")
 #: The run container's PID 1 (``python3 -I -S -c``; the run images have
 #: python3). No signal handler of its own: SIG_IGN for what can be
 #: ignored, the kernel's init protection for SIGKILL and SIGSTOP.
@@ -142,6 +146,7 @@ def pod_manifest(spec: ContainerSpec, settings: KubeSettings, name: str, *, pull
     # No annotations: podman kube play refuses values over 63 characters,
     # so the full run id lives only in the label (hashed when too long).
     labels[RUN_LABEL] = run_label(spec.run_id)
+    labels[NETWORK_LABEL[0]] = NETWORK_LABEL[1]
     return {
         "apiVersion": "v1",
         "kind": "Pod",
