@@ -42,7 +42,8 @@ def test_manifest_fields() -> None:
     assert c["securityContext"]["allowPrivilegeEscalation"] is False and c["imagePullPolicy"] == "IfNotPresent"
     assert "hostAliases" not in spec and "nodeSelector" not in spec and c["resources"] == {}
     assert spec["activeDeadlineSeconds"] == int(24 * 3600 + DEADLINE_MARGIN_S)
-    assert pods["plain"]["metadata"]["labels"] == {RUN_LABEL: "20261130-lights-out-classic-x-1a2b3c"}
+    assert pods["plain"]["metadata"]["labels"] == {RUN_LABEL: "20261130-lights-out-classic-x-1a2b3c",
+                                                   "org.tcab.network": "run"}
     full = pods["full"]["spec"]
     assert full["activeDeadlineSeconds"] == int(7200 + DEADLINE_MARGIN_S)
     assert full["hostAliases"] == [{"ip": "10.1.2.3", "hostnames": ["host.docker.internal"]}]
