@@ -336,6 +336,39 @@ def refused_whole(reason: str) -> CollectReport:
     return CollectReport(files=0, bytes=0, refused=(Refusal(".", reason),), truncated=True)
 
 
+def refuse_tree(dest: Path, reason: str) -> CollectReport:
+    """Leave ``dest`` an empty new folder and report the tree refused whole."""
+    with atomic_dir(Path(dest), replace=True):
+        pass
+    return refused_whole(reason)
+
+
+def measure_command(src: str, *, readable_only: bool = False) -> list[str]:
+    """argv printing ``FILES BYTES``: the regular files under ``src`` (only
+    those its user can read, with ``readable_only``) and their apparent
+    sizes in all. Run before the archive is read, so a tree of sparse files
+    over the cap is refused without reading a byte of its holes."""
+    readable = "-readable " if readable_only else ""
+    return ["sh", "-c", f'find "$0" -type f {readable}-printf "%s\\n" 2>/dev/null '
+            "| awk '{s += $1; n++} END {printf \"%d %.0f\\n\", n, s}'", src]
+
+
+def parse_measure(text: str) -> tuple[int, int] | None:
+    """(files, bytes) from :func:`measure_command`'s output, None when unreadable."""
+    parts = text.split()
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def over_cap(measured: tuple[int, int] | None, limits: CollectLimits) -> str | None:
+    """Why a measured tree is refused before it is read, else None."""
+    if measured is not None and measured[1] > limits.max_bytes:
+        return (f"tree over the size cap of {limits.max_bytes} bytes: its files' apparent sizes add up "
+                f"to {measured[1]} (measured in the container, before reading)")
+    return None
+
+
 def extract_tree(
     stream: BinaryIO, dest: Path, *, strip: str = "", limits: CollectLimits | None = None,
     tally: Tally | None = None,

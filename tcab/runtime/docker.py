@@ -28,7 +28,16 @@ from tcab.runtime.base import (
     ExecResult,
     ImageInfo,
 )
-from tcab.runtime.collect import REAP_COMMAND, Tally, extract_tree, prune_deep
+from tcab.runtime.collect import (
+    REAP_COMMAND,
+    Tally,
+    extract_tree,
+    measure_command,
+    over_cap,
+    parse_measure,
+    prune_deep,
+    refuse_tree,
+)
 from tcab.runtime.exec import run_exec
 from tcab.runtime.pack import pack_tree
 
@@ -298,6 +307,11 @@ class DockerRuntime:
         # is left to change the tree while the engine archives it.
         self.exec(container, [*REAP_COMMAND, RUN_USER], ExecOptions(user="root", workdir="/", timeout_s=30))
         prune_deep(self, container, src, limits, tally)  # paths the engine could not archive
+        measured = self.exec(container, measure_command(src), ExecOptions(
+            user="root", workdir="/", timeout_s=max(1.0, min(120.0, tally.remaining())), tail_bytes=256))
+        reason = over_cap(parse_measure(measured.stdout), limits) if measured.ok else None
+        if reason:
+            return refuse_tree(Path(dest), reason)
         stream = self.open_archive(container, src)
         try:
             return extract_tree(stream, Path(dest), strip=strip, limits=limits, tally=tally)

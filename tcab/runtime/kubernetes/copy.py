@@ -10,7 +10,9 @@ stream, so neither protocol version needs a stdin close. Out, in order:
    only the absence of any other process of the run keeps it from being
    stopped, traced, or fed a forged archive on its stdout, and keeps the
    tree from changing under it (``file changed as we read it``);
-2. the regular files ``tar`` can read are counted in the pod;
+2. the regular files ``tar`` can read are counted and their apparent sizes
+   added up in the pod: a tree over ``max_bytes`` is refused there, before
+   a byte of it is read (sparse files cost the engine their whole length);
 3. ``tar -c`` streams the tree, read as a file by
    :func:`tcab.runtime.collect.extract_tree` (the same safe extraction,
    refusals and limits as the docker backend) under the copy's
@@ -39,7 +41,17 @@ from pathlib import Path
 
 from tcab.errors import RuntimeBackendError
 from tcab.runtime.base import CollectLimits, CollectReport
-from tcab.runtime.collect import Tally, TreeRefused, extract_tree, refused_whole, shown
+from tcab.runtime.collect import (
+    Tally,
+    TreeRefused,
+    extract_tree,
+    measure_command,
+    over_cap,
+    parse_measure,
+    refuse_tree,
+    refused_whole,
+    shown,
+)
 from tcab.runtime.kubernetes.exec import ExecStream, parse_status
 from tcab.runtime.kubernetes.pods import REAP_SIGNAL
 from tcab.runtime.pack import pack_tree
@@ -48,9 +60,10 @@ _UNPACK = 'head -c "$0" | tar -x -f - -C "$1"'
 _PACK = 'cd "$0" && exec tar -c -f - -- "$1"'
 _TAR_SKIPPED = re.compile(r"^tar: (.+?): (Cannot open|Cannot stat|Cannot readlink|Read error)[^:]*: (.+)$")
 #: Processes of the pod other than PID 1 and this shell (a builtin loop: no child of its own).
-_OTHERS = 'n=0; for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" = 1 ] || [ "$p" = $$ ] || n=$((n+1)); done; echo "$n"'
-#: Regular files under $0 that the run user can read (what tar will archive).
-_COUNT = 'find "$0" -type f -readable -printf . 2>/dev/null | wc -c'
+#: Zombies do not count (an exec's are reaped by the runtime, outside the pod's PID namespace).
+_OTHERS = ('n=0; for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" = 1 ] || [ "$p" = $$ ] && continue; '
+           'read -r l < "$d/stat" 2>/dev/null || continue; s=${l##*) }; [ "${s%% *}" = Z ] || n=$((n+1)); '
+           'done; echo "$n"')
 _REAP_ROUNDS = 3
 #: One line of tar's stderr is kept at most this long (a longer one is cut).
 _LINE_MAX = 8192
@@ -167,7 +180,7 @@ def quiesce(open_stream, tally: Tally) -> bool:
     none left (False: the copy goes on, the tree may change under it)."""
     for _ in range(_REAP_ROUNDS):
         until = time.monotonic() + min(10.0, tally.remaining())
-        _small(open_stream, ["sh", "-c", f"kill -s {REAP_SIGNAL} 1"], until)  # killed with the rest
+        _small(open_stream, ["sh", "-c", f"kill -s {REAP_SIGNAL} 1; sleep 5"], until)  # killed with the rest
         code, out = _small(open_stream, ["sh", "-c", _OTHERS], until)
         if code == 0 and out.strip() == b"0":
             return True
@@ -175,10 +188,11 @@ def quiesce(open_stream, tally: Tally) -> bool:
     return False
 
 
-def _readable_files(open_stream, src: str, tally: Tally) -> int | None:
-    code, out = _small(open_stream, ["sh", "-c", _COUNT, src], time.monotonic() + min(60.0, tally.remaining()))
-    text = out.decode("ascii", "replace").strip()
-    return int(text) if code == 0 and text.isdigit() else None
+def _measure(open_stream, src: str, tally: Tally) -> tuple[int, int] | None:
+    """(readable regular files, their apparent bytes) under ``src``, None when not known."""
+    argv = measure_command(src, readable_only=True)
+    code, out = _small(open_stream, argv, time.monotonic() + min(60.0, tally.remaining()))
+    return parse_measure(out.decode("ascii", "replace")) if code == 0 else None
 
 
 def _refuse_all(dest: Path, reason: str) -> CollectReport:
@@ -196,7 +210,11 @@ def copy_out(open_stream, src: str, dest: Path, limits: CollectLimits | None) ->
     dest = Path(dest)
     strip = src.rstrip("/").rsplit("/", 1)[-1]
     quiet = quiesce(open_stream, tally)
-    expected = _readable_files(open_stream, src, tally) if quiet else None
+    measured = _measure(open_stream, src, tally)
+    reason = over_cap(measured, limits)
+    if reason:
+        return refuse_tree(dest, reason)
+    expected = measured[0] if quiet and measured is not None else None
     reader = open_archive(open_stream, src, tally, strip)
     # Held here: a collected BufferedReader would close the stream before its status arrives.
     buffered = io.BufferedReader(reader, 1 << 20)

@@ -36,7 +36,8 @@ NETWORK_LABEL = ("org.tcab.network", "run")
 #:
 #: :data:`REAP_SIGNAL` is the one signal it acts on: it SIGKILLs every other
 #: process of the pod (``kill(-1)`` from PID 1 reaches them all and cannot
-#: be answered in kind) and reaps them, until none is left or 5 s passed.
+#: be answered in kind) and reaps them, until none but zombies (which it
+#: cannot reap: an exec's processes belong to the runtime) is left, or 5 s passed.
 #: Copy-out asks for it first, so the tar that streams ``/work`` out is the
 #: only process of the pod besides PID 1: nothing of the run is left to
 #: signal, trace, or write to it, or to change the tree under it. The run
@@ -44,6 +45,9 @@ NETWORK_LABEL = ("org.tcab.network", "run")
 REAP_SIGNAL = "RTMIN+7"
 INIT = (
     "import ctypes, os, signal, time\n"
+    "def alive(p):\n"
+    "    try: return open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[0] != 'Z'\n"
+    "    except (OSError, IndexError): return False\n"
     "def reap(*_):\n"
     "    end = time.monotonic() + 5\n"
     "    while time.monotonic() < end:\n"
@@ -53,7 +57,7 @@ INIT = (
     "            try: pid, _s = os.waitpid(-1, os.WNOHANG)\n"
     "            except ChildProcessError: break\n"
     "            if pid == 0: break\n"
-    "        if not [p for p in os.listdir('/proc') if p.isdigit() and p != '1']: return\n"
+    "        if not [p for p in os.listdir('/proc') if p.isdigit() and p != '1' and alive(p)]: return\n"
     "        time.sleep(0.01)\n"
     "for s in signal.valid_signals():\n"
     "    if s != signal.SIGCHLD:\n"
