@@ -200,7 +200,7 @@ RUN_CHILD = textwrap.dedent("""
 # twin and the hostile variant differ by ``HOSTILE``.
 PAGE_STEP = """
 from tcab.validation import BrowserLimits
-from tcab.validation.browser import View, check_page
+from tcab.browser.page import View, check_page
 site = Path(A["work"]) / ("site-hostile" if HOSTILE else "site-twin")
 site.mkdir()
 (site / "index.html").write_text(A["page_hostile" if HOSTILE else "page_twin"])

@@ -95,7 +95,7 @@ class Toolchain:
 
 
 @dataclass(frozen=True, slots=True)
-class Check:
+class ViewCheck:
     """An opt-in validation comparison: drive the page with ``actions``, take a
     screenshot, compare it with the rendered ``reference`` view; recorded as ``view``."""
 
@@ -275,7 +275,7 @@ class CaseVersion:
     match: Match | None = None
     replay: Replay | None = None
     game: Game | None = None
-    checks: tuple[Check, ...] = ()
+    checks: tuple[ViewCheck, ...] = ()
     proofs: tuple[Proof, ...] = ()
     domains: tuple[Domain, ...] = ()
     review_items: tuple[ReviewItem, ...] = ()

@@ -14,7 +14,7 @@ from typing import Any
 
 from tcab.catalog.actions import Action, ActionError, parse_actions
 from tcab.catalog.fields import Fields, Source, humanize, show
-from tcab.catalog.model import Check, Reference
+from tcab.catalog.model import Reference, ViewCheck
 from tcab.catalog.paths import check_path
 
 REFERENCE_KEYS = ("view", "media", "mockup", "path")
@@ -56,9 +56,9 @@ def parse_references(
     return tuple(refs)
 
 
-def parse_checks(data: dict[str, Any], source: Source) -> list[tuple[int, Check]]:
+def parse_checks(data: dict[str, Any], source: Source) -> list[tuple[int, ViewCheck]]:
     """The ``[[check]]`` tables, each with its 1-based index (for later problems)."""
-    checks: list[tuple[int, Check]] = []
+    checks: list[tuple[int, ViewCheck]] = []
     views: set[str] = set()
     for i, entry in enumerate(Fields(data, source, ()).tables("check") or [], start=1):
         c = Fields(entry, source, CHECK_KEYS, table="check", index=i)
@@ -73,7 +73,7 @@ def parse_checks(data: dict[str, Any], source: Source) -> list[tuple[int, Check]
         if view is None or reference is None or actions is None:
             continue
         views.add(view)
-        checks.append((i, Check(view, name or humanize(view), reference, actions)))
+        checks.append((i, ViewCheck(view, name or humanize(view), reference, actions)))
     return checks
 
 

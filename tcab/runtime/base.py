@@ -13,7 +13,7 @@ out, and removes it. Two kinds of failure are kept apart on purpose:
   can never come back dressed as a command result and be blamed on a model.
 
 Every method's "Raises" section below is the contract each backend honours;
-``tests/runtime/test_runtime_conformance.py`` is what "a backend works" means.
+``tests/runtime/test_conformance.py`` is what "a backend works" means.
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tcab.atomic import write_bytes
+from tcab.browser.mockup_cache import MockupCache
 from tcab.catalog.model import CaseVersion, Reference, Variant
-from tcab.errors import SeedError
+from tcab.errors import BrowserError
 from tcab.validation.checks import CheckSpec
-from tcab.validation.mockup_cache import MockupCache
 
 REFERENCES_DIR = "references"
 
@@ -41,6 +41,6 @@ def _reference_png(case: CaseVersion, ref: Reference, render: MockupCache, valid
     dest = validation_dir / REFERENCES_DIR / f"{ref.view}.png"
     try:
         write_bytes(dest, render(case.path(ref.mockup or "")))
-    except SeedError:
+    except BrowserError:
         dest.unlink(missing_ok=True)  # the check says "reference ...: No such file"
     return dest

@@ -36,6 +36,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcab.atomic import write_bytes
+from tcab.browser.chromium import running_chromium
+from tcab.browser.page import (
+    MAX_VIEWPORT,
+    BrowserLimits,
+    BrowserUnavailable,
+    ErrorLog,
+    _clip,
+    _no_websocket,
+    _only_local,
+    png_size,
+)
+from tcab.browser.site_server import serve_site
 from tcab.catalog.actions import (
     ACTION_TYPES,
     Action,
@@ -49,21 +61,9 @@ from tcab.catalog.actions import (
 )
 from tcab.catalog.fields import humanize, show
 from tcab.errors import ValidationError
-from tcab.validation.browser import (
-    MAX_VIEWPORT,
-    BrowserLimits,
-    BrowserUnavailable,
-    ErrorLog,
-    _clip,
-    _no_websocket,
-    _only_local,
-    png_size,
-)
-from tcab.validation.chromium import running_chromium
-from tcab.validation.limits import check_limits
-from tcab.validation.site_server import serve_site
+from tcab.limits import check_limits
 
-__all__ = ["Action", "ActionError", "CheckLimits", "CheckResult", "CheckSpec", "Click", "Hold", "Key",
+__all__ = ["Action", "ActionError", "CheckLimits", "ViewCheckResult", "CheckSpec", "Click", "Hold", "Key",
            "Wait", "check_specs", "humanize", "parse_action", "parse_actions", "run_checks", "similarity"]
 
 MAX_REFERENCE_BYTES = 64 * 1024**2
@@ -136,7 +136,7 @@ class CheckLimits:
 
 
 @dataclass(frozen=True, slots=True)
-class CheckResult:
+class ViewCheckResult:
     """One check's outcome. ``similarity`` is SSIM (1.0: identical), None
     when the check was not reached; ``error`` says why; ``screenshot`` is
     the capture's file name in the output folder, None when none was taken."""
@@ -262,11 +262,11 @@ def _capture(pw, spec: CheckSpec, url: str, port: int, viewport: tuple[int, int]
 
 
 def _run_one(pw, spec: CheckSpec, url: str, port: int, out_dir: Path, limits: CheckLimits,
-             browser: BrowserLimits, deadline: float) -> CheckResult:
+             browser: BrowserLimits, deadline: float) -> ViewCheckResult:
     started = time.monotonic()
 
-    def result(error: str | None, similarity_: float | None = None, shot: str | None = None) -> CheckResult:
-        return CheckResult(spec.name, spec.view, similarity_, shot, error, time.monotonic() - started)
+    def result(error: str | None, similarity_: float | None = None, shot: str | None = None) -> ViewCheckResult:
+        return ViewCheckResult(spec.name, spec.view, similarity_, shot, error, time.monotonic() - started)
 
     remaining = deadline - started
     if remaining <= 0:
@@ -294,7 +294,7 @@ def _run_one(pw, spec: CheckSpec, url: str, port: int, out_dir: Path, limits: Ch
 
 
 def run_checks(folder: Path, specs: Sequence[CheckSpec], out_dir: Path, *, limits: CheckLimits | None = None,
-               browser: BrowserLimits | None = None) -> tuple[CheckResult, ...]:
+               browser: BrowserLimits | None = None) -> tuple[ViewCheckResult, ...]:
     """Serve ``folder`` and run each check in order; screenshots land in
     ``out_dir/<view>.png`` (atomically). A check that fails is a result with
     an ``error``; the others still run. ``browser`` supplies the load and

@@ -32,9 +32,9 @@ from pathlib import Path
 
 from tcab.catalog.model import Toolchain
 from tcab.errors import HarnessError, ValidationError
+from tcab.limits import check_limits
 from tcab.runs.secrets import Redactor
 from tcab.runtime import ContainerBuild, ExecEnd, ExecOptions
-from tcab.validation.limits import check_limits
 
 #: How one toolchain command ended (the ``toolchain_results.status`` vocabulary).
 TOOL_STATUSES = ("passed", "failed", "timed_out", "not_run")

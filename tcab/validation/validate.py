@@ -4,7 +4,7 @@
    container (:mod:`tcab.validation.container`): untrusted code never runs on
    the host.
 2. The ``[build].output`` folder is opened in headless Chromium
-   (:mod:`tcab.validation.browser`) and one screenshot per ``[[reference]]``
+   (:mod:`tcab.browser.page`) and one screenshot per ``[[reference]]``
    view is taken. The case's ``[toolchain]`` commands run in the same
    container after the build (:mod:`tcab.validation.toolchain`); a typecheck
    that fails is the check ``typecheck`` and rates the run ``broken``.
@@ -38,6 +38,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcab.atomic import write_bytes, write_text
+from tcab.browser.mockup_cache import mockup_cache_dir
+from tcab.browser.page import (
+    DEFAULT_VIEWPORT,
+    BrowserLimits,
+    BrowserUnavailable,
+    View,
+    check_page,
+    png_size,
+)
 from tcab.catalog import CaseVersion, case_digest
 from tcab.errors import RuntimeBackendError, ValidationError
 from tcab.outcomes import RunStatus
@@ -46,18 +55,9 @@ from tcab.runs.secrets import Redactor
 from tcab.runtime import BuildLimits, CollectLimits, Runtime, get_runtime
 from tcab.runtime.build import BUILD_TIMEOUT_S
 from tcab.settings import Settings
-from tcab.validation.browser import (
-    DEFAULT_VIEWPORT,
-    BrowserLimits,
-    BrowserUnavailable,
-    View,
-    check_page,
-    png_size,
-)
 from tcab.validation.case_checks import case_check_specs
-from tcab.validation.checks import CheckLimits, CheckResult, CheckSpec, check_specs, run_checks
+from tcab.validation.checks import CheckLimits, CheckSpec, ViewCheckResult, check_specs, run_checks
 from tcab.validation.container import build_site
-from tcab.validation.mockup_cache import mockup_cache_dir
 from tcab.validation.proofs import collect_proofs
 from tcab.validation.record import Check, ValidationRecord, judge, run_status_after
 from tcab.validation.toolchain import GATING_COMMAND, ToolchainLimits, ToolResult, harness_secrets
@@ -171,7 +171,7 @@ class _Outcome:
     log: str = ""
     image_digest: str | None = None
     shots: dict[str, bytes] = field(default_factory=dict)
-    check_results: tuple[CheckResult, ...] = ()
+    check_results: tuple[ViewCheckResult, ...] = ()
     toolchain: tuple[ToolResult, ...] = ()
 
 
@@ -207,10 +207,10 @@ def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, 
 
 
 def _run_case_checks(site: Path | None, checks: tuple[CheckSpec, ...], validation_dir: Path,
-                     limits: CheckLimits | None, browser: BrowserLimits) -> tuple[CheckResult, ...]:
+                     limits: CheckLimits | None, browser: BrowserLimits) -> tuple[ViewCheckResult, ...]:
     """The [[check]]s on the built site; each is not reached when there is none."""
     if site is None:
-        return tuple(CheckResult(c.name, c.view, None, None, "not run: the build produced no site", 0.0)
+        return tuple(ViewCheckResult(c.name, c.view, None, None, "not run: the build produced no site", 0.0)
                      for c in checks)
     results = run_checks(site, checks, validation_dir / CHECKS_DIR, limits=limits, browser=browser)
     return tuple(dataclasses.replace(r, screenshot=f"{VALIDATION_DIR}/{CHECKS_DIR}/{r.screenshot}")
