@@ -26,7 +26,7 @@ FOLD_LINES = 6
 
 
 @dataclass(frozen=True, slots=True)
-class Entry:
+class TranscriptEvent:
     """One event as the page shows it."""
 
     number: int
@@ -45,7 +45,7 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class TranscriptPage:
-    entries: tuple[Entry, ...] = ()
+    entries: tuple[TranscriptEvent, ...] = ()
     page: int = 0
     more: bool = False        # a next page exists
     missing: bool = True      # no events.jsonl
@@ -78,7 +78,7 @@ def read_page(path: Path, page: int = 0, per_page: int = EVENTS_PER_PAGE,
     return TranscriptPage(tuple(entries), page, more, False, kinds)
 
 
-def _entry(number: int, line: str, max_text: int) -> Entry:
+def _entry(number: int, line: str, max_text: int) -> TranscriptEvent:
     try:
         if len(line) > MAX_LINE:
             raise ValueError("longer than a run writes")
@@ -86,14 +86,14 @@ def _entry(number: int, line: str, max_text: int) -> Entry:
         if not isinstance(record, dict):
             raise ValueError("not an object")
     except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
-        return Entry(number, None, "", "unreadable", line[:max_text], cut=len(line) > max_text)
+        return TranscriptEvent(number, None, "", "unreadable", line[:max_text], cut=len(line) > max_text)
     text = _dumps(record.get("text"), None)
     data = record.get("data")
     data_text = _dumps(data, 1) if data else ""
     cut = len(text) > max_text or len(data_text) > max_text
     text, data_text = text[:max_text], data_text[:max_text]
     t = record.get("t")
-    return Entry(number, t if isinstance(t, (int, float)) else None, str(record.get("stage", ""))[:40],
+    return TranscriptEvent(number, t if isinstance(t, (int, float)) else None, str(record.get("stage", ""))[:40],
                  str(record.get("kind", "?"))[:40], text, data_text,
                  folded=len(text) > FOLD_CHARS or text.count("\n") >= FOLD_LINES, cut=cut)
 
