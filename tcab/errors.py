@@ -12,6 +12,7 @@
     │   ├── PlanError               benchmark.yaml is wrong
     │   ├── ResultsError            results.db is unusable (newer schema, corrupt)
     │   ├── ValidationError         a run cannot be validated (not end-to-end, no tree)
+    │   ├── BrowserError            the browser toolkit refused its input (a mockup, a limit)
     │   └── RuntimeSettingsError    an unknown runtime, a wrong runtime setting, a missing kubeconfig
     └── InfrastructureError         the platform failed, not the input (CLI exit 3; a sweep retries)
         └── RuntimeBackendError     the container engine or API server failed (daemon gone, pod evicted)
@@ -113,6 +114,12 @@ class ResultsError(InputError):
 
 class ValidationError(InputError):
     """A run cannot be validated (no such run, no collected tree, not an end-to-end case)."""
+
+
+class BrowserError(InputError):
+    """The browser toolkit (tcab/browser/) refused its input: a mockup that does
+    not render, a limit that is not a finite positive number. Seeding reports a
+    mockup's as a SeedError naming the same file."""
 
 
 class RuntimeSettingsError(InputError):

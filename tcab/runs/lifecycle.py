@@ -204,6 +204,7 @@ def _run_record(state: RunState, case: CaseVersion, variant: Variant, seed: _See
         artifact_digest=outcome.artifact_digest, files=outcome.files, bytes=outcome.bytes,
         refused=tuple(outcome.refused), plan_digest=options.plan_digest, environment=outcome.environment,
         internal_error=readable(redactor.redact(outcome.internal_error)) if outcome.internal_error else None,
+        secrets=tuple(state.secrets),
     )
 
 

@@ -3,7 +3,9 @@
 The record names everything that decided the run (case version and digest,
 variant, harness and its probed version, model, image digest, runtime, seed
 commit) and what came of it (status with detail, per-stage durations,
-tokens, artifact digest, what collection refused).
+tokens, artifact digest, what collection refused). ``secrets`` names (never
+the values) the host variables the session was given, so that whatever reads
+the run's output later (validation) redacts them too.
 
 ``RunRecord.write`` is the one writer of ``run.json``; :func:`load_run` its
 one reader (the exact inverse), and :func:`find_run` turns a run id given on
@@ -42,6 +44,8 @@ MAX_RUN_JSON_BYTES = 64 * 1024 * 1024
 MAX_RUN_ID_CHARS = 200
 #: ``environment`` (the image's tool versions) holds at most this many keys.
 MAX_ENVIRONMENT_KEYS = 32
+#: ``secrets`` (the names of the variables a run was given) holds at most this many.
+MAX_SECRET_NAMES = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +104,9 @@ class RunRecord:
     #: ``internal_error`` when it stopped the run; the run's own status when
     #: it was in event handling); its traceback is :data:`INTERNAL_ERROR_FILE`.
     internal_error: str | None = None
+    #: The names of the secrets the session was given (declared by the harness
+    #: or passed with --secret); the values are never recorded.
+    secrets: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -143,6 +150,7 @@ class RunRecord:
             "plan_digest": self.plan_digest,
             "environment": self.environment,
             "internal_error": self.internal_error,
+            "secrets": list(self.secrets),
         }
 
     def write(self) -> Path:
@@ -253,6 +261,18 @@ def _environment(doc: _Doc) -> dict[str, str | None] | None:
     return dict(env.data)
 
 
+def _secret_names(doc: _Doc) -> tuple[str, ...]:
+    if doc.data.get("secrets") is None:  # absent in records written before it existed
+        return ()
+    names = doc.data["secrets"]
+    if not isinstance(names, list) or len(names) > MAX_SECRET_NAMES:
+        raise doc._fail("secrets", f"expected an array of at most {MAX_SECRET_NAMES} variable names")
+    for name in names:
+        if not isinstance(name, str) or not name or len(name) > 255 or "=" in name or "\0" in name:
+            raise doc._fail("secrets", f"expected variable names, got {json.dumps(name)[:80]}")
+    return tuple(names)
+
+
 def _stage(doc: _Doc) -> StageRecord:
     return StageRecord(doc.str("stage"), doc.str("status"), doc.str("started_at"), doc.seconds("duration_s"),
                        doc.opt_int("exit_code"), doc.str("detail"))
@@ -284,7 +304,7 @@ def _record(path: Path, data: Any) -> RunRecord:
         tokens=_tokens(doc), artifact_digest=artifact.opt_str("digest"), files=artifact.int("files"),
         bytes=artifact.int("bytes"),
         refused=tuple(Refusal(r.str("path"), r.str("reason")) for r in artifact.objs("refused")),
-        plan_digest=doc.opt_str("plan_digest"), environment=_environment(doc),
+        plan_digest=doc.opt_str("plan_digest"), environment=_environment(doc), secrets=_secret_names(doc),
         # Absent in records written before it existed.
         internal_error=doc.opt_str("internal_error") if "internal_error" in doc.data else None,
     )
