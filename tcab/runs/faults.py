@@ -52,15 +52,20 @@ class Fault:
 
 
 class FaultLog:
-    """The faults of one run: the first kept whole, the rest counted."""
+    """The faults of one run: the first kept whole (or the one that stopped
+    the run, when a fault in event handling came before it), all counted."""
 
     def __init__(self) -> None:
         self.first: Fault | None = None
         self.count = 0
+        self._stopped = False
 
-    def note(self, where: str, exc: BaseException) -> None:
+    def note(self, where: str, exc: BaseException, *, stopped: bool = False) -> None:
+        """Count ``exc``; keep it when it is the first, or the one that
+        ``stopped`` the run (that traceback matters most)."""
         self.count += 1
-        if self.first is None:
+        if self.first is None or (stopped and not self._stopped):
+            self._stopped = stopped
             text = "".join(traceback.format_exception(exc))
             if len(text) > MAX_TRACEBACK_CHARS:
                 half = MAX_TRACEBACK_CHARS // 2
@@ -75,7 +80,7 @@ class FaultLog:
         first = self.first
         if first is None:
             return ""
-        more = f" ({self.count - 1} more after it, not kept)" if self.count > 1 else ""
+        more = f" ({self.count - 1} other failures counted, not kept)" if self.count > 1 else ""
         return (f"A bug in tcab, met while {first.where}{more}.\n"
                 f"Please report it with this file (secrets the run was given are redacted).\n\n"
                 f"{first.traceback}")

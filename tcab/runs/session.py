@@ -133,7 +133,7 @@ class RunState:
         except KeyboardInterrupt:  # the tree is not collected: the user wants out
             out.status, out.detail, out.interrupted = RunStatus.CANCELED, "interrupted", True
         except Exception as exc:  # noqa: BLE001 - a bug in tcab: recorded as ours, never as the platform's
-            self.faults.note(f"running the {log.stage} stage", exc)
+            self.faults.note(f"running the {log.stage} stage", exc, stopped=True)
             out.status = RunStatus.INTERNAL_ERROR
             out.detail = f"a bug in tcab stopped the run in its {log.stage} stage: {summary(exc)}"
         finally:

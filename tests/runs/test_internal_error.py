@@ -194,3 +194,15 @@ def test_a_deep_line_never_decides_the_runs_fate_with_any_shipped_adapter(settin
     record = _run(settings, e2e_case, harness, FunctionRuntime(["hello", DEEP, "after"]))
     assert record.status == twin.status, (record.status_detail, twin.status_detail)
     assert (record.run_dir / "run.json").is_file() and _row(settings, record.id)["status"] == twin.status
+
+
+def test_the_bug_that_stopped_the_run_is_the_traceback_kept(settings, e2e_case, scripted, adapter_named):
+    class BrokenCollect(FunctionRuntime):
+        def copy_out(self, container, src, dest, limits=None):
+            raise AttributeError("'CollectLimits' object has no attribute 'max_bites'")
+
+    harness = scripted("unused", adapter=adapter_named("t", ParsingAdapter), args=["-c", "session-marker"])
+    record = _run(settings, e2e_case, harness, BrokenCollect(["hello", DEEP, "after"]))
+    assert record.status == "internal_error" and "collect stage" in record.status_detail
+    text = _check_recorded(settings, record, "internal_error", "AttributeError")
+    assert "max_bites" in text and "1 other failures counted" in text
