@@ -65,3 +65,10 @@ def test_each_family_has_its_exit_code(capsys, monkeypatch) -> None:
         assert str(exc) in err and "Traceback" not in err
     assert "bug in tcab" in err
     assert len({EXIT_INPUT, EXIT_INFRASTRUCTURE, EXIT_BUG, 0, 1, 130}) == 6
+
+
+def test_help_lists_the_exit_codes(capsys) -> None:
+    assert _main(["--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert ("Exit codes: 0 success, 1 the outcome was a failure, 2 bad input, 3 the infrastructure failed "
+            "(engine, API server), 70 a bug in tcab, 130 interrupted.") in out
