@@ -128,9 +128,9 @@ def _case_build(case: CaseVersion) -> Build:
 # ---- baselines: trusted, on the host
 
 def _baseline_dir(case: CaseVersion, name: str) -> Path:
-    if case.game is None or not case.game.baselines:
+    if case.section.game is None or not case.section.game.baselines:
         raise ArenaError(f"{case.manifest}: [game].baselines is not set; no baseline {name!r}")
-    root = case.path(case.game.baselines)
+    root = case.path(case.section.game.baselines)
     known = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     if name not in known:
         raise ArenaError(f"baseline:{name}: unknown baseline of {case.ref} (known: {', '.join(known) or 'none'})")

@@ -148,7 +148,7 @@ def tournament(request: TournamentRequest) -> dict[str, Any]:
     spec = GameSpec.from_case(request.case, request.case.variant(t.variant))
     field = [Contestant(e.name, e.module, e.sha256) for e in request.entrants if e.sha256 is not None]
     excluded = [e.name for e in request.entrants if e.sha256 is None]
-    structure = request.case.match.structure if request.case.match is not None else "round-robin"
+    structure = request.case.section.match.structure if request.case.section.match is not None else "round-robin"
     tid = tournament_id(t.name, case=spec.case, version=spec.version, variant=spec.variant, structure=structure,
                         rounds=t.rounds, seed=t.seed, modules=[c.sha256 for c in field])
     created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")

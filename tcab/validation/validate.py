@@ -186,7 +186,7 @@ def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, 
     try:
         rt = get_runtime(runtime) if isinstance(runtime, str) else runtime
         site = build_site(rt, run.tree, case.build, dest, container_name=f"validate-{run.id}",
-                          limits=build_limits, collect=collect, toolchain=case.toolchain,
+                          limits=build_limits, collect=collect, toolchain=case.section.toolchain,
                           toolchain_limits=toolchain, redactor=redactor)
         out.checks += site.checks
         out.log, out.image_digest = redactor.redact(site.log), site.image_digest

@@ -57,12 +57,12 @@ def renderer_path(catalog_dir: Path, case_slug: str, case_version: str) -> Path:
     from tcab.catalog import resolve_case
 
     case = resolve_case(catalog_dir, case_slug, case_version, experimental=True)
-    if case.replay is None:
+    if case.section.replay is None:
         raise ReplayError(f"{case.manifest}: [replay].renderer: this case has no renderer")
     root = case.root.resolve()
-    path = case.path(case.replay.renderer).resolve()
+    path = case.path(case.section.replay.renderer).resolve()
     if not path.is_relative_to(root) or not path.is_file():
-        raise ReplayError(f"{case.manifest}: [replay].renderer: {case.replay.renderer} is not a file "
+        raise ReplayError(f"{case.manifest}: [replay].renderer: {case.section.replay.renderer} is not a file "
                           "inside the version folder")
     return path
 

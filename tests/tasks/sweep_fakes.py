@@ -108,7 +108,7 @@ def make_executors(root: Path) -> Executors:
 
     def build_baseline(case, name, settings):
         _log(settings, f"baseline {case.slug}/{name}")
-        src = case.path(f"{case.game.baselines}/{name}")
+        src = case.path(f"{case.section.game.baselines}/{name}")
         return _module(settings, f"baseline {tree_digest(src)}".encode())
 
     def tournament(req: TournamentRequest):

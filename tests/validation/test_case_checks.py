@@ -47,6 +47,6 @@ def test_a_case_without_checks_renders_nothing(tmp_path):
     end = manifest.index("[[proof]]")
     case.manifest.write_text(manifest[:start] + manifest[end:])
     case, problems = load_version(case.root)
-    assert problems == [] and case.checks == ()
+    assert problems == [] and case.section.checks == ()
     assert case_check_specs(case, case.variant("base"), tmp_path / "cache", tmp_path / "validation") == ()
     assert not (tmp_path / "validation").exists()
