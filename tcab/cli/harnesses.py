@@ -78,7 +78,7 @@ def check(settings: Settings, slug: str | None, install_timeout: float | None, a
                                  param_hint="--install-timeout")
     found = [load_harness(settings.harnesses_dir, slug)] if slug else load_harnesses(settings.harnesses_dir)
     runtime = get_runtime("docker")
-    image = resolve_image("end-to-end")
+    image = resolve_image("base-wasm")
     results = []
     console = Console(stderr=True)
     for h in found:

@@ -127,7 +127,7 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
     redactor = Redactor(secret_values)
     state = RunState(
         run_id=run_id, run_dir=run_dir, runtime=runtime, harness=harness, options=options,
-        image_ref=resolve_image(case.type), seed_dir=seed.dir, solutions=solutions,
+        image_ref=resolve_image(case.test_type.run_image), seed_dir=seed.dir, solutions=solutions,
         prompt=seed.prompt, init=case.init, secrets=secret_values,
         max_runtime_s=options.max_runtime_s or case.max_runtime_s, seed_started=seed_started,
     )

@@ -42,15 +42,15 @@ def _runtime(spec: RuntimeSpec, max_runtime_s: float | None = None):
     return get_runtime(spec.backend, **options)
 
 
-def image_digest(case_type: str, spec: RuntimeSpec) -> str:
-    """The digest of the image a run of ``case_type`` uses (pulled only when missing)."""
+def image_digest(kind: str, spec: RuntimeSpec) -> str:
+    """The digest of the run image ``kind`` (``TestType.run_image``; pulled only when missing)."""
     # In the function: slow import: docker-py; `doit list` must not pay for it.
     import secrets
 
     from tcab.runtime import ContainerSpec, resolve_image
 
     rt = _runtime(spec)
-    info = rt.ensure_image(resolve_image(case_type))
+    info = rt.ensure_image(resolve_image(kind))
     if info.digest:
         return info.digest
     # Kubernetes: only a node knows the digest, so one short pod per sweep

@@ -50,9 +50,9 @@ def _log(settings: Settings, line: str) -> None:
 def make_executors(root: Path) -> Executors:
     root = Path(root)
 
-    def image_digest(case_type, runtime):
-        path = root / "images" / case_type
-        return path.read_text().strip() if path.exists() else f"sha256:{case_type}-0"
+    def image_digest(kind, runtime):
+        path = root / "images" / kind
+        return path.read_text().strip() if path.exists() else f"sha256:{kind}-0"
 
     def harness(slug, settings):
         data = (settings.harnesses_dir / f"{slug}.toml").read_bytes()
