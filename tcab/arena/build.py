@@ -211,9 +211,9 @@ def _host_commands(tree: Path, commands: list[str]) -> tuple[str, str]:
 def _check_run(case: CaseVersion, run: RunRecord) -> None:
     if (run.case_slug, run.case_version) != (case.slug, case.version):
         raise ArenaError(f"run {run.id} is a run of {run.case_slug}@{run.case_version}, not of {case.ref}")
-    if case.type != "adversarial":
-        raise ArenaError(f"{case.manifest}: {case.slug} is a {case.type} case; "
-                         f"only adversarial runs build a controller (validate it with `tcab validate {run.id}`)")
+    if case.test_type.evaluate_command != "build":
+        raise ArenaError(f"{case.manifest}: {case.slug} is a {case.type} case; only the runs of types "
+                         f"that build a controller (adversarial) are built; {case.test_type.evaluate_hint(run.id)}")
     if not run.has_tree():
         raise ArenaError(f"{run.tree}: run {run.id} has no collected tree to build")
 

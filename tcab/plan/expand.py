@@ -88,8 +88,6 @@ def _tournaments(plan: Plan, catalog, runs: list[RunSpec]) -> list[TournamentSpe
     out = []
     for t in plan.tournaments:
         case = _resolve(plan, catalog, t.case, t.version, t.line)
-        if case.type != "adversarial":
-            raise PlanError(f"{plan.path}:{t.line}: case: {case.ref} is not an adversarial case")
         if (why := case.unplayable_reason()) is not None:
             raise PlanError(f"{plan.path}:{t.line}: case: {why}")
         variant = _variants(plan, case, (t.variant,) if t.variant else None, t.line)[0]

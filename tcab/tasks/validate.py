@@ -15,7 +15,6 @@ next sweep tries again.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 from doit.exceptions import TaskFailed

@@ -7,7 +7,7 @@ A type is named by ``"module:Class"`` and imported on first use, the way
 runtime backends are (:data:`tcab.runtime.BACKENDS`). Besides the built-in
 ones, ``TCAB_TEST_TYPES`` adds types without touching tcab's code::
 
-    TCAB_TEST_TYPES="toy=tests.support.toy_type:ToyType,other=pkg.mod:Other"
+    TCAB_TEST_TYPES="asset=mypkg.asset:AssetType,perf=mypkg.perf:PerfType"
 
 The variable is read from the process environment, so it reaches every
 process a command starts (``tcab`` itself, ``doit`` and its workers). A
@@ -73,13 +73,13 @@ def get_type(name: str, where: str | None = None) -> TestType:
     Raises CatalogError at ``where`` (default: the variable) for an unknown
     name, listing the known ones, and for a type that cannot be imported.
     """
-    found = _loaded.get(name)
-    if found is not None:
-        return found
     table = _table()
     target = table.get(name)
     if target is None:
         raise CatalogError(Problem(where or ENV, f"unknown test type {name!r}; known: {', '.join(table)}"))
+    found = _loaded.get(target)
+    if found is not None:
+        return found
     module, _, attr = target.partition(":")
     try:
         cls = getattr(importlib.import_module(module), attr)
@@ -87,7 +87,7 @@ def get_type(name: str, where: str | None = None) -> TestType:
         raise CatalogError(Problem(ENV, f"test type {name!r}: cannot load {target}: {exc}")) from exc
     if not (isinstance(cls, type) and issubclass(cls, TestType)) or cls.name != name:
         raise CatalogError(Problem(ENV, f"test type {name!r}: {target} is not a TestType named {name!r}"))
-    found = _loaded[name] = cls()
+    found = _loaded[target] = cls()
     return found
 
 

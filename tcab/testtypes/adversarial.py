@@ -21,7 +21,14 @@ from tcab.catalog.fields import Fields, Source, show
 from tcab.catalog.model import STRUCTURES, Contract, Game, Match, Replay, Sandbox, Simulation
 from tcab.catalog.paths import check_path
 from tcab.catalog.schemas import SchemaCompileError, Validator
-from tcab.testtypes.base import AfterRun, BuildKeys, ParsedSection, SectionInput, SeedingInput, TestType
+from tcab.testtypes.base import (
+    AfterRun,
+    BuildKeys,
+    ParsedSection,
+    SectionInput,
+    SeedingInput,
+    TestType,
+)
 
 if TYPE_CHECKING:
     from tcab.catalog.model import CaseVersion, Variant

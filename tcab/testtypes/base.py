@@ -135,7 +135,13 @@ class TestType:
 
     def unplayable_reason(self, case: CaseVersion) -> str | None:
         """Why the arena cannot play ``case`` in matches, or None."""
-        return f"{case.ref} is a {self.name} case; matches need a case of a type that plays them (adversarial)"
+        return f"{case.ref} is a {self.name} case; matches need an adversarial one"
+
+    def evaluate_hint(self, run_id: str) -> str:
+        """How a run of this type is evaluated, for a command refusing it."""
+        if self.evaluate_command is None:
+            return f"a {self.name} run is evaluated by its sweep's after-run tasks"
+        return f"evaluate it with `tcab {self.evaluate_command} {run_id}`"
 
     def __repr__(self) -> str:
         return f"<test type {self.name}>"

@@ -20,7 +20,14 @@ from tcab.catalog.model import Check, Reference, Toolchain
 from tcab.catalog.review import check_references
 from tcab.catalog.toolchain import parse_toolchain
 from tcab.catalog.views import parse_checks, parse_references
-from tcab.testtypes.base import AfterRun, BuildKeys, ParsedSection, SectionInput, SeedingInput, TestType
+from tcab.testtypes.base import (
+    AfterRun,
+    BuildKeys,
+    ParsedSection,
+    SectionInput,
+    SeedingInput,
+    TestType,
+)
 
 if TYPE_CHECKING:
     from tcab.catalog.model import CaseVersion, Variant

@@ -72,9 +72,9 @@ def _check_run(case: CaseVersion, run: RunRecord) -> None:
     ``output`` the site is the first of dist/, build/, out/ the build produced)."""
     if (run.case_slug, run.case_version) != (case.slug, case.version):
         raise ValidationError(f"run {run.id} is a run of {run.case_slug}@{run.case_version}, not of {case.ref}")
-    if case.type != "end-to-end":
-        raise ValidationError(f"run {run.id}: {case.slug} is an {case.type} case; "
-                              f"validate only end-to-end runs (build its controller with `tcab build {run.id}`)")
+    if case.test_type.evaluate_command != "validate":
+        raise ValidationError(f"run {run.id}: {case.slug} is an {case.type} case; `tcab validate` takes "
+                              f"the runs of types it validates (end-to-end); {case.test_type.evaluate_hint(run.id)}")
     if case.build is None:
         raise ValidationError(f"{case.manifest}: [build] with install and build is required to validate")
     if not run.has_tree():

@@ -13,6 +13,7 @@ replay plays in a sandboxed frame whose page may fetch nothing.
 
 from __future__ import annotations
 
+import importlib
 import ipaddress
 import json
 import re
@@ -21,7 +22,6 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -37,9 +37,7 @@ from tcab.results.charts import outcome_chart, rating_chart
 from tcab.results.report import build_report
 from tcab.results.reviews import ReviewMaterial, record_review, run_reviews
 from tcab.results.schema import SCHEMA_VERSION
-from tcab.validation.case_checks import REFERENCES_DIR
 from tcab.validation.proofs import read_proof
-from tcab.validation.validate import VALIDATION_DIR
 from tcab.view import files, review, transcript
 from tcab.view.paths import PathRefused, confined, inside, smuggled
 from tcab.view.player import PLAYER_CSP, player_page, renderer_path
@@ -235,18 +233,16 @@ def create_app(config: ViewConfig) -> Starlette:
         checks = _json_list(validation.get("checks")) if validation else []
         shots = {Path(str(s)).stem: str(s) for s in _json_list(validation.get("screenshots"))} \
             if validation else {}
-        references = _references(config.catalog_dir, row, folder, run_id)
-        check_results = _check_results(folder)
+        panel = _type_panel(config.catalog_dir, row, folder, run_id)
         rev = review_part(row, proofs)
         return render("run.html", run=row, stages=stages, validation=validation, checks=checks,
-                      shots=shots, references=references, builds=builds, events=events,
-                      tree=tree, has_folder=folder is not None, review=rev, proofs=proofs,
-                      check_results=check_results)
+                      shots=shots, builds=builds, events=events,
+                      tree=tree, has_folder=folder is not None, review=rev, proofs=proofs, **panel)
 
     def review_part(row: dict, proofs: list[dict]) -> dict | None:
         """What the Human review section shows, or None when there is nothing to review."""
         case = _case(config.catalog_dir, row["case_slug"], row["case_version"])
-        if case is None or case.type != "end-to-end":
+        if case is None or not case.test_type.reviewed:
             return None
         try:
             items, domains = review.review_items(case, row["variant"], row["id"],
@@ -275,9 +271,9 @@ def create_app(config: ViewConfig) -> Starlette:
             return render("error.html", 400, title="Review not recorded", message=str(exc))
         row, folder = run_folder(run_id)
         case = _case(config.catalog_dir, row["case_slug"], row["case_version"])
-        if case is None or case.type != "end-to-end" or folder is None:
+        if case is None or not case.test_type.reviewed or folder is None:
             return render("error.html", 400, title="Review not recorded",
-                          message="this run has nothing to review (no end-to-end case or no run folder)")
+                          message="this run has nothing to review (its case's type is not reviewed, or no run folder)")
         try:
             material = ReviewMaterial.of_case(case, row["variant"], row.get("case_digest"))
             await run_in_threadpool(_write_review, config.db_path, submitted, material, folder)
@@ -580,45 +576,15 @@ def _case(catalog_dir: Path, slug: str, version: str):
         return None
 
 
-def _references(catalog_dir: Path, run: dict, folder: Path | None, run_id: str) -> list[tuple[str, str | None]]:
-    """(view, URL of the reference image or None) for each reference view of the run's
-    case and variant (the common ones, then the variant's own). A mockup's image is
-    the one its validation rendered (``validation/references/<view>.png``), if any."""
+def _type_panel(catalog_dir: Path, run: dict, folder: Path | None, run_id: str) -> dict:
+    """The values of the run page's part drawn by the case's test type
+    (``TestType.view_panel``, ``"module:function"``); none without one."""
     case = _case(catalog_dir, run["case_slug"], run["case_version"])
-    if case is None:
-        return []
-    variant = next((v for v in case.variants if v.slug == run.get("variant")), None)
-    refs = case.references_for(variant) if variant is not None else case.references
-    rendered = folder / VALIDATION_DIR / REFERENCES_DIR if folder is not None else None
-
-    def url(ref) -> str | None:
-        if ref.media:
-            return f"/cases/{case.slug}/{case.version}/raw/{ref.media}"
-        if rendered is not None and (rendered / f"{ref.view}.png").is_file():
-            return f"/runs/{quote(run_id, safe='')}/raw/{VALIDATION_DIR}/{REFERENCES_DIR}/{ref.view}.png"
-        return None
-
-    return [(ref.view, url(ref)) for ref in refs]
-
-
-#: validation.json is tcab's own, but read bounded all the same.
-MAX_VALIDATION_JSON = 8 * 1024**2
-
-
-def _check_results(folder: Path | None) -> list[dict]:
-    """The run's ``[[check]]`` results (view, name, similarity, screenshot, error)
-    from its ``validation.json``; none when absent, oversized or unreadable."""
-    if folder is None:
-        return []
-    try:
-        with open(folder / VALIDATION_DIR / "validation.json", "rb") as fh:
-            data = fh.read(MAX_VALIDATION_JSON + 1)
-        doc = json.loads(data) if len(data) <= MAX_VALIDATION_JSON else None
-    except (OSError, ValueError):
-        return []
-    found = doc.get("check_results") if isinstance(doc, dict) else None
-    return [r for r in found if isinstance(r, dict) and isinstance(r.get("view"), str)] \
-        if isinstance(found, list) else []
+    target = case.test_type.view_panel if case is not None else None
+    if target is None:
+        return {}
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)(case, run, folder, run_id)
 
 
 def _renderer_problem(catalog_dir: Path, row: dict) -> str | None:
