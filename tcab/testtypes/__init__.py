@@ -62,6 +62,11 @@ def type_names(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
     return tuple(_table(env))
 
 
+def extra_types(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The types ``TCAB_TEST_TYPES`` adds: name -> "module:Class"."""
+    return {k: v for k, v in _table(env).items() if k not in BUILTIN}
+
+
 def is_type(name: str) -> bool:
     """Whether ``name`` names a known test type."""
     return name in _table()
@@ -91,4 +96,4 @@ def get_type(name: str, where: str | None = None) -> TestType:
     return found
 
 
-__all__ = ["BUILTIN", "ENV", "TestType", "get_type", "is_type", "type_names"]
+__all__ = ["BUILTIN", "ENV", "TestType", "extra_types", "get_type", "is_type", "type_names"]
