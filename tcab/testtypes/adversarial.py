@@ -28,6 +28,7 @@ from tcab.testtypes.base import (
     SectionInput,
     SeedingInput,
     TestType,
+    reference_entries,
 )
 
 if TYPE_CHECKING:
@@ -64,14 +65,19 @@ class Adversarial(TestType):
 
     def seed_sources(self, case: CaseVersion, variant: Variant) -> tuple[str | None, ...]:
         contract = case.section.contract
-        return () if contract is None else (contract.world, contract.action)
+        schemas = () if contract is None else (contract.world, contract.action)
+        return schemas + tuple(rel for ref in variant.references for rel in (ref.media, ref.mockup))
 
     def seed_entries(self, case: CaseVersion, variant: Variant, seeding: SeedingInput) -> list[SeedEntry]:
-        """The contract's two schemas, at their manifest-relative paths."""
+        """The contract's two schemas, at their manifest-relative paths (and a
+        variant's own reference views, as for every type that has them)."""
         from tcab.seeding.plan import MODE_FILE, SeedEntry
 
-        return [SeedEntry(rel, seeding.read(case.path(rel), "contract schema"), MODE_FILE, "contract schema")
-                for rel in self.seed_sources(case, variant) if rel is not None]
+        contract = case.section.contract
+        rels = () if contract is None else (contract.world, contract.action)
+        entries = [SeedEntry(rel, seeding.read(case.path(rel), "contract schema"), MODE_FILE, "contract schema")
+                   for rel in rels]
+        return entries + reference_entries(variant.references, case, seeding)
 
     def template_params(self, case: CaseVersion, variant: Variant) -> dict[str, Any]:
         """The variant's ``[params]`` merged over ``[game].params`` (shallow)."""

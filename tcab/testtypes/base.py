@@ -156,3 +156,28 @@ class SeedingInput:
     read: Callable[[Path, str], bytes]
     render_mockup: Callable[[Path], bytes] | None
     check_only: bool
+
+
+def reference_entries(refs: tuple[Reference, ...], case: CaseVersion, seeding: SeedingInput) -> list[SeedEntry]:
+    """Seed entries of reference views at ``reference/<view>.<ext>``: an image
+    as it is, a mockup rendered by ``seeding.render_mockup``.
+
+    Raises SeedError for a mockup when no renderer is available."""
+    from tcab.errors import SeedError
+    from tcab.seeding.plan import MODE_FILE, SeedEntry
+
+    entries = []
+    for ref in refs:
+        if ref.media is not None:
+            data = seeding.read(case.path(ref.media), "reference media")
+        elif seeding.check_only:
+            data = b""
+        elif seeding.render_mockup is None:
+            raise SeedError(
+                f"{case.manifest}: [[reference]] view {ref.view!r} is an HTML mockup; "
+                "rendering mockups needs the browser part, which is not available here"
+            )
+        else:
+            data = seeding.render_mockup(case.path(ref.mockup or ""))
+        entries.append(SeedEntry(ref.dest, data, MODE_FILE, f"reference {ref.view}"))
+    return entries

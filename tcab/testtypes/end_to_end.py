@@ -27,6 +27,7 @@ from tcab.testtypes.base import (
     SectionInput,
     SeedingInput,
     TestType,
+    reference_entries,
 )
 
 if TYPE_CHECKING:
@@ -72,21 +73,4 @@ class EndToEnd(TestType):
 
     def seed_entries(self, case: CaseVersion, variant: Variant, seeding: SeedingInput) -> list[SeedEntry]:
         """The reference screenshots, at ``reference/<view>.<ext>``."""
-        from tcab.errors import SeedError
-        from tcab.seeding.plan import MODE_FILE, SeedEntry
-
-        entries = []
-        for ref in self.references(case, variant):
-            if ref.media is not None:
-                data = seeding.read(case.path(ref.media), "reference media")
-            elif seeding.check_only:
-                data = b""
-            elif seeding.render_mockup is None:
-                raise SeedError(
-                    f"{case.manifest}: [[reference]] view {ref.view!r} is an HTML mockup; "
-                    "rendering mockups needs the browser part, which is not available here"
-                )
-            else:
-                data = seeding.render_mockup(case.path(ref.mockup or ""))
-            entries.append(SeedEntry(ref.dest, data, MODE_FILE, f"reference {ref.view}"))
-        return entries
+        return reference_entries(self.references(case, variant), case, seeding)
