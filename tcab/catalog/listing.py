@@ -19,8 +19,8 @@ import tomli
 
 from tcab.catalog.layout import DIFFICULTIES, KEBAB, version_key
 from tcab.catalog.toml import display_path
+from tcab.catalog.typetable import type_names
 from tcab.errors import Problem
-from tcab.testtypes import type_names
 
 
 @dataclass(frozen=True, slots=True)

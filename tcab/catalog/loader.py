@@ -11,8 +11,8 @@ from tcab.catalog.layout import DIFFICULTIES, version_key
 from tcab.catalog.manifest import parse_manifest
 from tcab.catalog.model import CaseVersion
 from tcab.catalog.toml import display_path
+from tcab.catalog.typetable import is_type, type_names
 from tcab.errors import CatalogError, Problem
-from tcab.testtypes import is_type, type_names
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,11 +21,11 @@ from tcab.catalog.review import (
     parse_proofs,
     parse_review_items,
 )
+from tcab.catalog.testtype import BuildKeys, SectionInput
 from tcab.catalog.toml import display_path, read_toml
+from tcab.catalog.typetable import get_type, type_names
 from tcab.catalog.variants import Declared, check_unique_dests, humanize, parse_spec, parse_variant
 from tcab.errors import CatalogError, Problem
-from tcab.testtypes import get_type, type_names
-from tcab.testtypes.base import BuildKeys, SectionInput
 
 COMMON_KEYS = (
     "format", "slug", "name", "type", "difficulty", "tags", "experimental", "summary", "description",

@@ -15,8 +15,9 @@ from typing import Any
 
 from tcab.catalog.actions import Action
 from tcab.catalog.layout import version_key
+from tcab.catalog.testtype import TestType
+from tcab.catalog.typetable import get_type
 from tcab.errors import CatalogError, Problem
-from tcab.testtypes import TestType, get_type
 
 STRUCTURES = ("round-robin", "bracket")
 # The folders a static site may be built into when ``[build].output`` is not

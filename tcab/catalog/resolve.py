@@ -23,8 +23,8 @@ from tcab.catalog.listing import list_entries, version_folders
 from tcab.catalog.loader import Catalog, parse_case_folder, parse_version, version_dirs
 from tcab.catalog.model import CaseVersion
 from tcab.catalog.toml import display_path
+from tcab.catalog.typetable import is_type, type_names
 from tcab.errors import CatalogError, Problem
-from tcab.testtypes import is_type, type_names
 
 
 def _read_few(cdir: Path, case_type: str, difficulty: str, slug: str, version: str | None,

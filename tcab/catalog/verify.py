@@ -30,8 +30,8 @@ from tcab.catalog.digest import tree_digest
 from tcab.catalog.fields import show
 from tcab.catalog.loader import case_folders, check_slug, version_dirs
 from tcab.catalog.toml import display_path
+from tcab.catalog.typetable import extra_types
 from tcab.errors import Problem
-from tcab.testtypes import extra_types
 
 CACHE_FORMAT = 1
 _CODE = ("catalog", "seeding", "templates", "testtypes")  # the code a cached verdict depends on

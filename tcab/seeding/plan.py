@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from tcab.catalog import CaseVersion, Variant
+from tcab.catalog.testtype import SeedingInput
 from tcab.catalog.toml import display_path
 from tcab.errors import SeedError
 from tcab.templates import render_template
-from tcab.testtypes.base import SeedingInput
 
 # Git's three blob modes: the only file metadata a seed keeps.
 MODE_FILE, MODE_EXEC, MODE_LINK = 0o100644, 0o100755, 0o120000

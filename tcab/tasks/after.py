@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tcab.catalog.typetable import get_type, type_names
 from tcab.errors import PlanError
 from tcab.plan import RunSpec
 from tcab.tasks.context import SweepContext
 from tcab.tasks.run import run_task_name
-from tcab.testtypes import get_type, type_names
 
 
 @dataclass(frozen=True, slots=True)
