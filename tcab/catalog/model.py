@@ -49,11 +49,14 @@ class SpecFile:
 class Reference:
     """A reference view of an end-to-end case: a static image (``media``) or an
     HTML mockup (``mockup``, written ``path`` in the original's manifests),
-    rendered to a screenshot; the mockup itself is never seeded."""
+    rendered to a screenshot; the mockup itself is never seeded. ``seed``
+    False holds the view back: never copied into the run's repository, it
+    is a baseline only a ``[[check]]`` sees (docs/validation.md)."""
 
     view: str
     media: str | None = None
     mockup: str | None = None
+    seed: bool = True
 
     @property
     def dest(self) -> str:
@@ -97,7 +100,7 @@ class Toolchain:
 
 
 @dataclass(frozen=True, slots=True)
-class Check:
+class ViewCheck:
     """An opt-in validation comparison: drive the page with ``actions``, take a
     screenshot, compare it with the rendered ``reference`` view; recorded as ``view``."""
 
@@ -338,6 +341,10 @@ class CaseVersion:
     def references_for(self, variant: Variant) -> tuple[Reference, ...]:
         """The reference views of ``variant``, as its test type declares them."""
         return self.test_type.references(self, variant)
+
+    def seeded_references_for(self, variant: Variant) -> tuple[Reference, ...]:
+        """The reference views seeded into a run of ``variant`` (not held back)."""
+        return tuple(ref for ref in self.references_for(variant) if ref.seed)
 
     def mockups_for(self, variant: Variant) -> tuple[Reference, ...]:
         """The reference views of ``variant`` a browser renders when seeding."""

@@ -77,7 +77,7 @@ class Adversarial(TestType):
         rels = () if contract is None else (contract.world, contract.action)
         entries = [SeedEntry(rel, seeding.read(case.path(rel), "contract schema"), MODE_FILE, "contract schema")
                    for rel in rels]
-        return entries + reference_entries(variant.references, case, seeding)
+        return entries + reference_entries(tuple(r for r in variant.references if r.seed), case, seeding)
 
     def template_params(self, case: CaseVersion, variant: Variant) -> dict[str, Any]:
         """The variant's ``[params]`` merged over ``[game].params`` (shallow)."""

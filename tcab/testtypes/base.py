@@ -28,7 +28,7 @@ def reference_entries(refs: tuple[Reference, ...], case: CaseVersion, seeding: S
     as it is, a mockup rendered by ``seeding.render_mockup``.
 
     Raises SeedError for a mockup when no renderer is available."""
-    from tcab.errors import SeedError
+    from tcab.errors import BrowserError, SeedError
     from tcab.seeding.plan import MODE_FILE, SeedEntry
 
     entries = []
@@ -43,6 +43,9 @@ def reference_entries(refs: tuple[Reference, ...], case: CaseVersion, seeding: S
                 "rendering mockups needs the browser part, which is not available here"
             )
         else:
-            data = seeding.render_mockup(case.path(ref.mockup or ""))
+            try:
+                data = seeding.render_mockup(case.path(ref.mockup or ""))
+            except BrowserError as exc:  # the toolkit's refusal, named as seeding's
+                raise SeedError(str(exc)) from exc
         entries.append(SeedEntry(ref.dest, data, MODE_FILE, f"reference {ref.view}"))
     return entries

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from tcab.catalog.model import Check, Reference, Toolchain
+from tcab.catalog.model import Reference, Toolchain, ViewCheck
 from tcab.catalog.review import check_references
 from tcab.catalog.toolchain import parse_toolchain
 from tcab.catalog.views import parse_checks, parse_references
@@ -40,7 +40,7 @@ class EndToEndSection:
     """An end-to-end case's own part of the manifest."""
 
     references: tuple[Reference, ...] = ()
-    checks: tuple[Check, ...] = ()
+    checks: tuple[ViewCheck, ...] = ()
     toolchain: Toolchain | None = None
 
 
@@ -72,5 +72,6 @@ class EndToEnd(TestType):
         return tuple(rel for ref in self.references(case, variant) for rel in (ref.media, ref.mockup))
 
     def seed_entries(self, case: CaseVersion, variant: Variant, seeding: SeedingInput) -> list[SeedEntry]:
-        """The reference screenshots, at ``reference/<view>.<ext>``."""
-        return reference_entries(self.references(case, variant), case, seeding)
+        """The reference screenshots, at ``reference/<view>.<ext>`` (a view held
+        back with ``seed = false`` is for ``[[check]]``s only)."""
+        return reference_entries(tuple(r for r in self.references(case, variant) if r.seed), case, seeding)
