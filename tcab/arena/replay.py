@@ -98,12 +98,18 @@ def _limit(max_bytes) -> int:
     return max_bytes
 
 
+def stored_bytes_limit(max_bytes: int | None = None) -> int:
+    """The most a replay file may hold on disk: what gzip could make of ``max_bytes``
+    (the decompressed bound) and its framing (stored blocks add 5 bytes per 64 KiB)."""
+    limit = _limit(max_bytes)
+    return limit + limit // 1000 + 4096
+
+
 def _inflate(path: Path, limit: int) -> bytes:
     """The decompressed bytes of ``path``, read in steps and never more than ``limit`` of them."""
     try:
-        # Non-blocking, a regular file only (a FIFO named as a replay never blocks), and
-        # no larger on disk than gzip could make ``limit`` bytes (stored blocks add 5 per 64 KiB).
-        raw = open_binary(path, limit + limit // 1000 + 4096, what="replay file")
+        # Non-blocking and a regular file only: a FIFO named as a replay never blocks.
+        raw = open_binary(path, stored_bytes_limit(limit), what="replay file")
         with raw, gzip.GzipFile(fileobj=raw, mode="rb") as gz:
             data = gz.read(limit + 1)
             if len(data) > limit:

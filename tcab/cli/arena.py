@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -68,8 +67,11 @@ def match(settings: Settings, case, modules, variant, seed, replay_out, as_json)
     from tcab.arena.jobs import make_job, run_job
     from tcab.arena.resolve import resolve_game, resolve_module, unique_labels
     from tcab.arena.store import record_summary
+    from tcab.atomic import check_file_target
     from tcab.cli.dbcheck import check_results_db
 
+    if replay_out is not None:
+        check_file_target(replay_out)  # before the match is played, not after
     case_v, _, spec = resolve_game(settings, case, variant)
     check_results_db(settings.results_db)  # before any module is built or match played
     if len(modules) != spec.participants:  # before building anything for a match that cannot be
@@ -89,8 +91,12 @@ def match(settings: Settings, case, modules, variant, seed, replay_out, as_json)
     finally:
         db.close()
     if replay_out is not None:
-        replay_out.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(summary["replay"], replay_out)
+        from tcab.arena.replay import stored_bytes_limit
+        from tcab.atomic import write_bytes
+        from tcab.reading import read_bytes
+
+        # Atomically, and never over a device, FIFO or link (write_bytes refuses those).
+        write_bytes(replay_out, read_bytes(summary["replay"], stored_bytes_limit(), what="replay file"))
     if as_json:
         click.echo(json.dumps(summary, indent=2, sort_keys=True))
         return
@@ -301,7 +307,9 @@ def verify(settings: Settings, file: Path, rules: Path | None, as_json: bool, ma
 def export(settings: Settings, file: Path, out: Path, renderer: Path | None, max_bytes: int | None):
     """Write OUT (one HTML page) that plays FILE in its case's renderer with
     the replay inside: it opens from file:// and needs no network. The replay
-    is checked first (gzip, size, shape); a broken one writes nothing.
+    is checked first (gzip, size, shape); a broken one writes nothing. OUT
+    `-` is stdout; an OUT that exists and is not a regular file (a device, a
+    FIFO, a link), or that is FILE or the renderer, is refused (exit 2).
 
     \b
     Example:
@@ -310,7 +318,8 @@ def export(settings: Settings, file: Path, out: Path, renderer: Path | None, max
     from tcab.view.player import export_replay
 
     written = export_replay(file, out, settings.catalog_dir, renderer=renderer, max_bytes=max_bytes)
-    click.echo(f"replay page: {written}")
+    if str(out) != "-":  # "-": the page went to stdout, which holds nothing else
+        click.echo(f"replay page: {written}")
 
 
 @click.command("build")

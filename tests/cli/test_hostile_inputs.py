@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -114,3 +115,46 @@ def test_a_harness_definition_that_is_a_fifo_or_a_device_is_refused(tmp_path):
     (folder / "zero.toml").symlink_to("/dev/zero")
     _refused(_run(tmp_path, "harnesses"), folder / "zero.toml")
     _refused(_run(tmp_path, "run", "tally", "--harness", "zero"), folder / "zero.toml")
+
+
+def _device(tmp_path: Path) -> Path:
+    """A character device of our own (as root: /dev/full's numbers), else a FIFO: never the host's."""
+    path = tmp_path / "full"
+    if os.geteuid() == 0:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    else:
+        os.mkfifo(path)
+    return path
+
+
+@pytest.mark.timeout(3 * QUICK_S + 30)
+def test_replay_export_never_replaces_a_device_or_its_own_input(tmp_path):
+    replay = _replay(tmp_path / "m.json.gz")
+    page = tmp_path / "page.html"
+    page.write_text("<!doctype html><title>r</title><body></body>")
+    device = _device(tmp_path)
+    proc = _run(tmp_path, "replay", "export", str(replay), str(device), "--renderer", str(page))
+    assert proc.returncode == 2 and str(device) in proc.stderr and "not a regular file" in proc.stderr, proc.stderr
+    assert stat.S_ISCHR(os.lstat(device).st_mode) or stat.S_ISFIFO(os.lstat(device).st_mode)
+    before = replay.read_bytes()
+    (tmp_path / "alias.gz").symlink_to(replay)
+    os.link(replay, tmp_path / "hard.gz")
+    for out in (replay, tmp_path / "alias.gz", tmp_path / "hard.gz", page):
+        proc = _run(tmp_path, "replay", "export", str(replay), str(out), "--renderer", str(page))
+        assert proc.returncode == 2 and "is also an input" in proc.stderr, proc.stderr
+    assert replay.read_bytes() == before and page.read_text().startswith("<!doctype html><title>r")
+    # "-" is stdout: the page, nothing written to a file named "-".
+    proc = _run(tmp_path, "replay", "export", str(replay), "-", "--renderer", str(page))
+    assert proc.returncode == 0, proc.stderr
+    assert "<title>r</title>" in proc.stdout and "data-tcab-replay" in proc.stdout
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.timeout(120)
+def test_match_replay_never_replaces_a_device(tmp_path):
+    device = _device(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "tcab", "match", "tally", "baseline:one", "baseline:three",
+                           "--replay", str(device)], env=_env(tmp_path), cwd=tmp_path, capture_output=True,
+                          text=True, timeout=100)
+    assert proc.returncode == 2 and str(device) in proc.stderr and "not a regular file" in proc.stderr, proc.stderr
+    assert stat.S_ISCHR(os.lstat(device).st_mode) or stat.S_ISFIFO(os.lstat(device).st_mode)
