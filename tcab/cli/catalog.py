@@ -58,9 +58,7 @@ def catalog(ctx: click.Context, as_json: bool, experimental: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     settings: Settings = ctx.obj
-    if not settings.catalog_dir.is_dir():
-        raise CatalogError(Problem(str(settings.catalog_dir), "catalog folder not found (run tcab from "
-                                   "the project folder or set TCAB_CATALOG)"))
+    _check_catalog_dir(settings)
     entries, problems = list_entries(settings.catalog_dir)
     if problems:
         click.secho(f"warning: {len(problems)} manifest(s) cannot be listed and are left out "
@@ -87,6 +85,13 @@ def catalog(ctx: click.Context, as_json: bool, experimental: bool) -> None:
         table.add_row(*(Text(v) for v in (c.slug, c.type, c.difficulty, c.version + flag,
                                           ", ".join(variant_slugs(c)), c.name)))
     Console().print(table)
+
+
+def _check_catalog_dir(settings: Settings) -> None:
+    """CatalogError (exit 2, as every command) for a catalog folder that is missing or not a folder."""
+    if not settings.catalog_dir.is_dir():
+        raise CatalogError(Problem(str(settings.catalog_dir), "catalog folder not found (run tcab from "
+                                   "the project folder or set TCAB_CATALOG)"))
 
 
 def _progress(quiet: bool):
@@ -123,6 +128,8 @@ def validate(settings: Settings, path: Path | None, as_json: bool, jobs: int, no
     """
     from tcab.catalog.verify import verify_catalog
 
+    if path is None:
+        _check_catalog_dir(settings)  # a missing catalog is bad input (2), not a catalog with problems (1)
     target = (path or settings.catalog_dir).resolve()
     if (target / "test-case.toml").exists() or (target / "test-case.toml").is_symlink():
         from tcab.catalog import load_version
