@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,7 @@ import orjson
 from tcab.arena.engine import ModuleCache
 from tcab.arena.game import GameSpec
 from tcab.arena.match import Entrant, play_match
+from tcab.arena.preflight import LoadLimits
 from tcab.arena.replay import encode_replay
 from tcab.atomic import write_bytes
 
@@ -70,24 +73,84 @@ class MatchJob:
         return self.results_dir / "replays" / f"{self.key}.json.gz"
 
 
+#: The most a cached summary may hold (one of a 4-seat match is ~1 KiB).
+MAX_SUMMARY_BYTES = 1024 * 1024
+
+
+def _summary_problem(job: MatchJob, summary) -> str | None:
+    """Why a stored summary is not ``job``'s, or None. A restored results/ folder
+    is input: the summary must name this job's key, seed, modules and replay,
+    and have the shape the callers read (result seats, fuel, digests)."""
+    if not isinstance(summary, dict):
+        return "not an object"
+    expected = {"key": job.key, "seed": job.seed, "shas": list(job.shas), "replay": str(job.replay_path)}
+    for name, value in expected.items():
+        if summary.get(name) != value:
+            return f"{name} is not this match's"
+    result, fuel, labels = summary.get("result"), summary.get("fuel"), summary.get("labels")
+    if not isinstance(result, dict) or not isinstance(result.get("seats"), list):
+        return "result is not a match result"
+    seats = len(job.shas)
+    if len(result["seats"]) != seats or not all(isinstance(row, dict) for row in result["seats"]):
+        return "result has another number of seats"
+    if not isinstance(fuel, list) or len(fuel) != seats or not all(
+            isinstance(f, dict) and isinstance(f.get("total"), int) and isinstance(f.get("peak"), int)
+            for f in fuel):
+        return "fuel is not one total and peak per seat"
+    if not isinstance(labels, list) or len(labels) != seats or not all(isinstance(x, str) for x in labels):
+        return "labels are not one string per seat"
+    for name in ("final_digest", "replay_sha256"):
+        if not isinstance(summary.get(name), str) or len(summary[name]) != 64:
+            return f"{name} is not a digest"
+    return None
+
+
 def cached_summary(job: MatchJob) -> dict | None:
-    """The stored summary of ``job`` if both it and its replay exist."""
-    if not (job.summary_path.is_file() and job.replay_path.is_file()):
-        return None
+    """The stored summary of ``job`` if it and its replay are whole and its own.
+
+    Both are read as tcab wrote them: regular files, not links, bounded in
+    size (a FIFO never blocks); the summary must be ``job``'s (key, seed,
+    modules, replay path) and the replay's bytes must still have the digest
+    the summary recorded. Anything else is None: the match is played again.
+    """
+    from tcab.arena.replay import stored_bytes_limit
+    from tcab.reading import read_bytes
+
     try:
-        summary = orjson.loads(job.summary_path.read_bytes())
+        summary = orjson.loads(read_bytes(job.summary_path, MAX_SUMMARY_BYTES, follow=False))
+        if _summary_problem(job, summary) is not None:
+            return None
+        replay = read_bytes(job.replay_path, stored_bytes_limit(), follow=False)
     except (OSError, orjson.JSONDecodeError):
         return None
-    if not isinstance(summary, dict):  # damaged: play the match again, as for unreadable JSON
+    if hashlib.sha256(replay).hexdigest() != summary["replay_sha256"]:
         return None
     return {**summary, "cached": True}
 
 
+def _clear(path: Path) -> None:
+    """Remove what stands at a cache file's place and is not a regular file (a
+    forged link or FIFO), so that the file tcab writes there can be renamed in."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
 def run_job(job: MatchJob) -> dict:
-    """Play ``job`` (or reuse its cached result) and return its summary."""
+    """Play ``job`` (or reuse its cached result) and return its summary.
+
+    The ``TCAB_WASM_*`` limits are checked first, cached or not: a value that
+    would be refused when playing is refused when serving from the cache too
+    (ArenaError naming the variable).
+    """
+    LoadLimits.from_env()
     found = cached_summary(job)
     if found is not None:
         return found
+    _clear(job.replay_path)
+    _clear(job.summary_path)
     folder = str(job.modules_dir) if job.modules_dir else ""
     cache = _caches.get(folder)
     if cache is None:

@@ -36,6 +36,13 @@ def _open_db(settings: Settings):
     return open_db(settings.results_db)
 
 
+def _check_wasm_limits() -> None:
+    """The TCAB_WASM_* values, checked before anything (a cached match included) is served."""
+    from tcab.arena.preflight import LoadLimits
+
+    LoadLimits.from_env()
+
+
 def _record_builds(db, builds: list) -> None:
     from tcab.results import record_build
 
@@ -70,6 +77,7 @@ def match(settings: Settings, case, modules, variant, seed, replay_out, as_json)
     from tcab.atomic import check_file_target
     from tcab.cli.dbcheck import check_results_db
 
+    _check_wasm_limits()
     if replay_out is not None:
         check_file_target(replay_out)  # before the match is played, not after
     case_v, _, spec = resolve_game(settings, case, variant)
@@ -164,6 +172,8 @@ def tournament(settings: Settings, case, modules, variant, rounds, structure, se
 
     created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     from tcab.cli.dbcheck import check_results_db
+
+    _check_wasm_limits()
 
     case_v, _, spec = resolve_game(settings, case, variant)
     check_results_db(settings.results_db)  # before any module is built or match played
