@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from tcab.cli.params import JOBS_MAX, ROUNDS_MAX, SECONDS_MAX, SEED, Identifier, count
+from tcab.cli.params import Identifier, bounded, maximum
 from tcab.errors import ArenaError
 from tcab.settings import Settings
 
@@ -54,7 +54,7 @@ def _record_builds(db, builds: list) -> None:
 @click.argument("case")
 @click.argument("modules", nargs=-1, required=True)
 @click.option("--variant", help="Variant slug (default: the case's first).")
-@click.option("--seed", type=SEED, default=1, show_default=True, help="Game seed, 0 to 2**63-1.")
+@click.option("--seed", type=bounded("--seed"), default=1, show_default=True, help="Game seed, 0 to 2**63-1.")
 @click.option("--replay", "replay_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the replay (gzip JSON) to this file.")
 @click.option("--json", "as_json", is_flag=True, help="Print the match summary as JSON.")
@@ -140,14 +140,14 @@ def _print_match(spec, summary: dict) -> None:
 @click.argument("case")
 @click.argument("modules", nargs=-1, required=True)
 @click.option("--variant", help="Variant slug (default: the case's first).")
-@click.option("--rounds", type=count(ROUNDS_MAX),
-              help=f"Matches per pairing, at most {ROUNDS_MAX} (default: [match].rounds).")
+@click.option("--rounds", type=bounded("--rounds"),
+              help=f"Matches per pairing, at most {maximum('--rounds')} (default: [match].rounds).")
 @click.option("--structure", type=click.Choice(["round-robin", "bracket"]),
               help="Pairing structure (default: [match].structure).")
-@click.option("--seed", type=SEED, default=1, show_default=True,
+@click.option("--seed", type=bounded("--seed"), default=1, show_default=True,
               help="Tournament seed, 0 to 2**63-1 (game seeds derive from it).")
-@click.option("-j", "--jobs", type=count(JOBS_MAX), default=1, show_default=True,
-              help=f"Matches played in parallel (processes), at most {JOBS_MAX}.")
+@click.option("-j", "--jobs", type=bounded("--jobs"), default=1, show_default=True,
+              help=f"Matches played in parallel (processes), at most {maximum('--jobs')}.")
 @click.option("--id", "tournament_id", type=Identifier(), help="Tournament id in results.db (default: derived from the inputs).")
 @click.option("--json", "as_json", is_flag=True, help="Print standings and matches as JSON.")
 @click.pass_obj
@@ -260,9 +260,9 @@ def replay():
 @click.option("--rules", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Rules module to use instead of the case's (for games outside the catalog).")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
-@click.option("--max-bytes", type=click.IntRange(1, 1 << 40), default=None,
+@click.option("--max-bytes", type=bounded("--max-bytes"), default=None,
               help="Refuse a replay that decompresses to more than this many bytes "
-                   "(default 64 MiB: a gzip bomb is refused, not inflated).")
+                   f"(default 64 MiB, at most {maximum('--max-bytes')}: a gzip bomb is refused, not inflated).")
 @click.pass_obj
 def verify(settings: Settings, file: Path, rules: Path | None, as_json: bool, max_bytes: int | None):
     """Re-simulate FILE with the rules module only (no wasm) and check that
@@ -311,8 +311,9 @@ def verify(settings: Settings, file: Path, rules: Path | None, as_json: bool, ma
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--renderer", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Renderer page to use instead of the case's [replay].renderer.")
-@click.option("--max-bytes", type=click.IntRange(1, 1 << 40), default=None,
-              help="Refuse a replay that decompresses to more than this many bytes (default 64 MiB).")
+@click.option("--max-bytes", type=bounded("--max-bytes"), default=None,
+              help="Refuse a replay that decompresses to more than this many bytes "
+                   f"(default 64 MiB, at most {maximum('--max-bytes')}).")
 @click.pass_obj
 def export(settings: Settings, file: Path, out: Path, renderer: Path | None, max_bytes: int | None):
     """Write OUT (one HTML page) that plays FILE in its case's renderer with
@@ -335,8 +336,9 @@ def export(settings: Settings, file: Path, out: Path, renderer: Path | None, max
 @click.command("build")
 @click.argument("run_id")
 @click.option("--runtime", "runtime_name", default="docker", show_default=True, help="Runtime backend.")
-@click.option("--timeout", type=click.IntRange(1, SECONDS_MAX), default=600, show_default=True,
-              help="Seconds allowed for each of install and build (enforced in the container).")
+@click.option("--timeout", type=bounded("--timeout"), default=600, show_default=True,
+              help=f"Seconds allowed for each of install and build (enforced in the container), "
+                   f"at most {maximum('--timeout')}.")
 @click.option("--json", "as_json", is_flag=True, help="Print the build record as JSON.")
 @click.pass_obj
 def build(settings: Settings, run_id: str, runtime_name: str, timeout: int, as_json: bool):

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from tcab.catalog.listing import Entry, list_entries, newest, variant_slugs
-from tcab.cli.params import JOBS_MAX, count
+from tcab.cli.params import bounded, maximum
 from tcab.errors import CatalogError, Problem
 from tcab.settings import Settings
 
@@ -106,8 +106,8 @@ def _progress(quiet: bool):
 @catalog.command()
 @click.argument("path", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
-@click.option("-j", "--jobs", type=count(JOBS_MAX), default=1, show_default=True,
-              help=f"Versions checked in parallel (processes), at most {JOBS_MAX}.")
+@click.option("-j", "--jobs", type=bounded("--jobs"), default=1, show_default=True,
+              help=f"Versions checked in parallel (processes), at most {maximum('--jobs')}.")
 @click.option("--no-cache", is_flag=True,
               help=f"Check every version again, ignoring and not writing build/{CACHE_FILE}.")
 @click.pass_obj
