@@ -103,6 +103,19 @@ def write_bytes(path: Path | str, data: bytes, *, mode: int = 0o666) -> None:
         raise
 
 
+def write_cache_bytes(path: Path | str, data: bytes, *, mode: int = 0o666) -> None:
+    """:func:`write_bytes` for a file tcab owns in its own cache (``build/``,
+    ``results/matches``): a restored cache is input, so a link or FIFO forged
+    at its place is removed (never written through) before the write. A
+    folder there still raises DestinationRefused."""
+    path = Path(path)
+    found = _existing(path)
+    if found is not None and not stat.S_ISREG(found.st_mode) and not stat.S_ISDIR(found.st_mode):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+    write_bytes(path, data, mode=mode)
+
+
 def write_text(path: Path | str, text: str, *, mode: int = 0o666) -> None:
     """Write UTF-8 ``text`` to ``path`` atomically."""
     write_bytes(path, text.encode("utf-8"), mode=mode)

@@ -27,7 +27,7 @@ import wasmtime
 from tcab.arena.compiler import compile_serialized
 from tcab.arena.preflight import LoadLimits, check_module
 from tcab.arena.wasm import engine_fingerprint, get_engine
-from tcab.atomic import write_bytes
+from tcab.atomic import write_bytes, write_cache_bytes
 
 WASM_MAGIC = b"\0asm"
 # A controller is a small program; a module file larger than this is refused
@@ -148,12 +148,4 @@ def _read_artifact(path: Path) -> bytes | None:
 
 
 def _write_artifact(path: Path, serialized: bytes) -> None:
-    import os
-    import stat
-
-    try:  # a forged FIFO or link at the artifact's place is replaced, never written through
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            os.unlink(path)
-    except FileNotFoundError:
-        pass
-    write_bytes(path, _mac(path, serialized) + serialized)
+    write_cache_bytes(path, _mac(path, serialized) + serialized)  # a forged FIFO or link there is replaced

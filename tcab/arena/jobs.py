@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +25,7 @@ from tcab.arena.game import GameSpec
 from tcab.arena.match import Entrant, play_match
 from tcab.arena.preflight import LoadLimits
 from tcab.arena.replay import encode_replay
-from tcab.atomic import write_bytes
+from tcab.atomic import write_cache_bytes
 
 _caches: dict[str, ModuleCache] = {}
 
@@ -128,16 +126,6 @@ def cached_summary(job: MatchJob) -> dict | None:
     return {**summary, "cached": True}
 
 
-def _clear(path: Path) -> None:
-    """Remove what stands at a cache file's place and is not a regular file (a
-    forged link or FIFO), so that the file tcab writes there can be renamed in."""
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
 def run_job(job: MatchJob) -> dict:
     """Play ``job`` (or reuse its cached result) and return its summary.
 
@@ -149,8 +137,6 @@ def run_job(job: MatchJob) -> dict:
     found = cached_summary(job)
     if found is not None:
         return found
-    _clear(job.replay_path)
-    _clear(job.summary_path)
     folder = str(job.modules_dir) if job.modules_dir else ""
     cache = _caches.get(folder)
     if cache is None:
@@ -160,14 +146,14 @@ def run_job(job: MatchJob) -> dict:
     record = play_match(job.spec, entrants, job.seed, cache)
     duration = time.perf_counter() - started
     replay = encode_replay(record.replay)
-    write_bytes(job.replay_path, replay)
+    write_cache_bytes(job.replay_path, replay)
     summary = {
         "key": job.key, "seed": job.seed, "labels": list(job.labels), "shas": list(job.shas),
         "result": record.result, "final_digest": record.final_digest, "fuel": record.fuel,
         "replay": str(job.replay_path), "replay_sha256": hashlib.sha256(replay).hexdigest(),
         "duration_s": round(duration, 4),
     }
-    write_bytes(job.summary_path, orjson.dumps(summary, option=orjson.OPT_SORT_KEYS))
+    write_cache_bytes(job.summary_path, orjson.dumps(summary, option=orjson.OPT_SORT_KEYS))
     return {**summary, "cached": False}
 
 
