@@ -144,3 +144,10 @@ def test_every_variable_past_its_maximum_exits_2_naming_it_and_the_maximum(proje
             assert proc.returncode == 2, (name, out[-2000:])
             assert name in out and _shown(ENV[name]) in out, (name, out[-2000:])
             assert "Traceback" not in out, (name, out[-2000:])
+
+
+def test_docs_security_lists_every_bound_with_its_maximum():
+    rows = [line for line in (REPO / "docs/security.md").read_text().splitlines() if line.startswith("| `")]
+    for bound in [*OPTIONS.values(), *ENV.values()]:
+        [row] = [r for r in rows if r.startswith(f"| `{bound.name}` |")]
+        assert row.rstrip().endswith(f"| {bound.shown} |"), row
