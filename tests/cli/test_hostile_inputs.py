@@ -80,12 +80,14 @@ def test_a_plan_that_is_a_fifo_or_a_device_is_refused(tmp_path):
     _refused(_run(tmp_path, "list", module="doit", TCAB_PLAN=str(tmp_path / "zero.yaml")), "zero.yaml")
 
 
-@pytest.mark.timeout(2 * QUICK_S + 30)
+@pytest.mark.timeout(3 * QUICK_S + 30)
 def test_a_replay_that_is_a_fifo_is_refused_by_verify_and_export(tmp_path):
     fifo = _fifo(tmp_path / "m.json.gz")
     _refused(_run(tmp_path, "replay", "verify", str(fifo)), fifo)
     _refused(_run(tmp_path, "replay", "export", str(fifo), str(tmp_path / "out.html")), fifo)
     assert not (tmp_path / "out.html").exists()
+    rules = _fifo(tmp_path / "rules.py")
+    _refused(_run(tmp_path, "replay", "verify", str(_replay(tmp_path / "ok.json.gz")), "--rules", str(rules)), rules)
 
 
 @pytest.mark.timeout(3 * QUICK_S + 30)
