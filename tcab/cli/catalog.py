@@ -126,7 +126,7 @@ def validate(settings: Settings, path: Path | None, as_json: bool, jobs: int, no
       tcab catalog validate -j 4
       tcab catalog validate test-cases/end-to-end/easy/lights-out/v1.0.0
     """
-    from tcab.catalog.verify import verify_catalog
+    from tcab.seeding.verify import verify_catalog
 
     if path is None:
         _check_catalog_dir(settings)  # a missing catalog is bad input (2), not a catalog with problems (1)

@@ -3,10 +3,11 @@
 Links to run folders are relative to the page, so the results folder and
 the report can be moved or served together. Each replay is linked to a page
 of its own written next to the report (``replays/<match key>.html``, made by
-:func:`tcab.view.player.export_replay`): the case's renderer with the replay
-inside, which plays from ``file://``. Without a catalog, or for a replay that
-cannot be exported (no renderer, unreadable file), the link is the raw
-``.json.gz``. A relative
+:func:`tcab.view.player.export_replay`, which the caller passes: the report
+sits below the view, tests/core/test_import_graph.py): the case's renderer
+with the replay inside, which plays from ``file://``. Without a catalog or
+an exporter, or for a replay that cannot be exported (no renderer,
+unreadable file), the link is the raw ``.json.gz``. A relative
 ``run_dir`` or ``replay_path`` in the database is taken relative to the
 results folder (the folder holding results.db).
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
 
@@ -42,12 +44,14 @@ details{margin:.4em 0 1em}
 
 
 def write_html(report: Report, conn: sqlite3.Connection, out_dir: Path | str,
-               results_dir: Path | str, catalog_dir: Path | str | None = None) -> Path:
+               results_dir: Path | str, catalog_dir: Path | str | None = None, *,
+               export_replay: Callable[[Path, Path, Path], Path] | None = None) -> Path:
     """Write ``out_dir/index.html`` atomically and return its path; with
-    ``catalog_dir``, also one playable page per linked replay (``out_dir/replays/``)."""
+    ``catalog_dir`` and ``export_replay`` (``tcab.view.player.export_replay``),
+    also one playable page per linked replay (``out_dir/replays/``)."""
     out_dir = Path(out_dir).resolve()
     results_dir = Path(results_dir).resolve()
-    linker = _Linker(out_dir, results_dir, Path(catalog_dir) if catalog_dir else None)
+    linker = _Linker(out_dir, results_dir, Path(catalog_dir) if catalog_dir else None, export_replay)
     body = [f"<h1>tcab report</h1><p class=muted>{escape(report.database)} · schema "
             f"{report.schema_version} · " + " · ".join(
                 f"{n:,} {t}" for t, n in report.totals.items()) + "</p>"]
@@ -68,23 +72,24 @@ def write_html(report: Report, conn: sqlite3.Connection, out_dir: Path | str,
 
 
 class _Linker:
-    def __init__(self, out_dir: Path, results_dir: Path, catalog_dir: Path | None = None):
+    def __init__(self, out_dir: Path, results_dir: Path, catalog_dir: Path | None = None,
+                 export_replay: Callable[[Path, Path, Path], Path] | None = None):
         self.out_dir = out_dir
         self.results_dir = results_dir
         self.catalog_dir = catalog_dir
+        self.export_replay = export_replay
 
     def replay(self, key: str, stored: str | None) -> str | None:
         """A link to the exported page of a replay, or to the raw file when it cannot be exported."""
-        if not stored or self.catalog_dir is None or not _KEY.fullmatch(key):
+        if not stored or self.catalog_dir is None or self.export_replay is None or not _KEY.fullmatch(key):
             return self.href(stored)
         from tcab.errors import TcabError
-        from tcab.view.player import export_replay
 
         source = Path(stored) if Path(stored).is_absolute() else self.results_dir / stored
         page = self.out_dir / "replays" / f"{key}.html"
         try:
             page.parent.mkdir(parents=True, exist_ok=True)
-            export_replay(source, page, self.catalog_dir)
+            self.export_replay(source, page, self.catalog_dir)
         except (TcabError, OSError):
             return self.href(stored)
         return f"replays/{key}.html"

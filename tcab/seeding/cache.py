@@ -49,7 +49,7 @@ def entry_path(cache_dir: Path, digest: str, variant_slug: str, has_mockups: boo
     them (as the mockup cache's key does)."""
     name = variant_slug
     if has_mockups:
-        from tcab.validation.renderer import renderer_fingerprint
+        from tcab.browser.renderer import renderer_fingerprint
 
         name = f"{name}@{renderer_fingerprint()[:16]}"
     return Path(cache_dir) / LAYOUT / digest / name
@@ -65,8 +65,8 @@ def _mockup_renderer(cache_dir: Path, case: CaseVersion, variant: Variant, timeo
     nothing for a variant without HTML mockups (no browser import then)."""
     if not case.mockups_for(variant):
         return contextlib.nullcontext(None)
-    from tcab.validation.mockup import MockupLimits
-    from tcab.validation.mockup_cache import MockupCache, mockup_cache_dir
+    from tcab.browser.mockup import MockupLimits
+    from tcab.browser.mockup_cache import MockupCache, mockup_cache_dir
 
     limits = MockupLimits() if timeout_s is None else MockupLimits(timeout_s=timeout_s)
     return MockupCache(case.root, mockup_cache_dir(Path(cache_dir).parent), limits)

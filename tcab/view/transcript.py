@@ -22,7 +22,7 @@ FOLD_LINES = 6
 
 
 @dataclass(frozen=True, slots=True)
-class Entry:
+class TranscriptEvent:
     """One event as the page shows it."""
 
     number: int
@@ -41,7 +41,7 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class TranscriptPage:
-    entries: tuple[Entry, ...] = ()
+    entries: tuple[TranscriptEvent, ...] = ()
     page: int = 0
     more: bool = False        # a next page exists
     missing: bool = True      # no events.jsonl
@@ -68,13 +68,13 @@ def read_page(path: Path, page: int = 0, per_page: int = EVENTS_PER_PAGE,
     return TranscriptPage(tuple(entries), page, more, False, kinds)
 
 
-def _entry(number: int, line: str, max_text: int) -> Entry:
+def _entry(number: int, line: str, max_text: int) -> TranscriptEvent:
     try:
         record = json.loads(line)
         if not isinstance(record, dict):
             raise ValueError("not an object")
     except ValueError:
-        return Entry(number, None, "", "unreadable", line[:max_text], cut=len(line) > max_text)
+        return TranscriptEvent(number, None, "", "unreadable", line[:max_text], cut=len(line) > max_text)
     text = record.get("text")
     text = text if isinstance(text, str) else json.dumps(text)
     data = record.get("data")
@@ -82,6 +82,6 @@ def _entry(number: int, line: str, max_text: int) -> Entry:
     cut = len(text) > max_text or len(data_text) > max_text
     text, data_text = text[:max_text], data_text[:max_text]
     t = record.get("t")
-    return Entry(number, t if isinstance(t, (int, float)) else None, str(record.get("stage", ""))[:40],
+    return TranscriptEvent(number, t if isinstance(t, (int, float)) else None, str(record.get("stage", ""))[:40],
                  str(record.get("kind", "?"))[:40], text, data_text,
                  folded=len(text) > FOLD_CHARS or text.count("\n") >= FOLD_LINES, cut=cut)
