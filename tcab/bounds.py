@@ -62,6 +62,7 @@ OPTIONS: dict[str, Bound] = {b.name: b for b in (
     Bound("--max-runtime", "hours", SECONDS_MAX // 3600, 0, integer=False, above_minimum=True, commands=("run",)),
     _seconds("--idle-timeout", "run"),
     Bound("--max-collect-mb", "MiB", MIB_MAX, commands=("run",)),
+    Bound("--max-collect-s", "seconds", 24 * 3600, 1, integer=False, commands=("run",)),
     Bound("--max-log-mb", "MiB", MIB_MAX, commands=("run",)),
     Bound("--seed", "", SEED_MAX, 0, commands=("match", "tournament")),
     Bound("--rounds", "matches per pairing", ROUNDS_MAX, commands=("tournament",)),
