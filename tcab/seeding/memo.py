@@ -120,6 +120,6 @@ def remember(path: Path | None, case: CaseVersion, variant: Variant, digest: str
     answer = Answer(case.slug, case.version, variant.slug, digest, bool(case.mockups_for(variant)), prompt)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_text(path, json.dumps(asdict(answer)))
+        atomic.write_cache_bytes(path, json.dumps(asdict(answer)).encode())  # a forged FIFO or link there is replaced
     except OSError:
         pass

@@ -117,6 +117,8 @@ def test_a_forged_seed_cache_is_never_served(project, forgery):
     assert not names & {"private-key", "leak", "pipe", "zero", "post-checkout"}, names
     assert (copied / "README.md").stat().st_size < 1 << 20
     assert "fsmonitor" not in (copied / ".git/config").read_text()
-    # The entry stored again is whole: the next seed is served from it.
+    # The answer and the entry stored again are whole: the next commands are served from them.
+    answer = _answer(project)
+    assert answer.is_file() and not answer.is_symlink() and json.loads(answer.read_text())["prompt"] == prompt.stdout
     third = tcab(project, "seed", "lights-out", "--json")
     assert third.returncode == 0 and json.loads(third.stdout) == good, third.stderr
