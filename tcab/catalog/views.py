@@ -17,7 +17,7 @@ from tcab.catalog.fields import Fields, Source, humanize, show
 from tcab.catalog.model import Reference, ViewCheck
 from tcab.catalog.paths import check_path
 
-REFERENCE_KEYS = ("view", "media", "mockup", "path")
+REFERENCE_KEYS = ("view", "media", "mockup", "path", "seed")
 CHECK_KEYS = ("view", "name", "reference", "actions")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg")
 MOCKUP_SUFFIXES = (".html", ".htm")
@@ -36,6 +36,7 @@ def parse_references(
         media = check_path(r, "media", root, r.string("media"), "file")
         mockup_key = "path" if "path" in entry else "mockup"
         mockup = check_path(r, mockup_key, root, r.string(mockup_key), "file")
+        seed = r.boolean("seed")
         r.done()
         given = [k for k in ("media", "mockup", "path") if k in entry]
         if len(given) != 1:
@@ -52,7 +53,7 @@ def parse_references(
             continue
         if view is not None and (media or mockup):
             taken[view] = here
-            refs.append(Reference(view, media=media, mockup=mockup))
+            refs.append(Reference(view, media=media, mockup=mockup, seed=seed is not False))
     return tuple(refs)
 
 

@@ -110,7 +110,7 @@ def _references(
     case: CaseVersion, variant: Variant, render_mockup: MockupRenderer | None, check_only: bool
 ) -> list[SeedEntry]:
     entries = []
-    for ref in case.references_for(variant):
+    for ref in case.seeded_references_for(variant):  # a held-back view is for [[check]]s only
         if ref.media is not None:
             data = _read(case.path(ref.media), "reference media")
         elif check_only:

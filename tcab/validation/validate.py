@@ -60,7 +60,7 @@ from tcab.validation.checks import CheckLimits, CheckSpec, ViewCheckResult, chec
 from tcab.validation.container import build_site
 from tcab.validation.proofs import collect_proofs
 from tcab.validation.record import Check, ValidationRecord, judge, run_status_after
-from tcab.validation.toolchain import GATING_COMMAND, ToolchainLimits, ToolResult, harness_secrets
+from tcab.validation.toolchain import GATING_COMMAND, ToolchainLimits, ToolResult, run_secrets
 
 VALIDATION_DIR = "validation"
 CHECKS_DIR = "checks"    # the [[check]] screenshots, under VALIDATION_DIR
@@ -118,8 +118,10 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
     under ``check_limits`` (their results are ``record.check_results``;
     they do not change the status);
     ``toolchain`` each ``[toolchain]`` command. ``secrets`` ({name: value})
-    are redacted from the toolchain tails and the build log; by default the
-    secrets every harness definition declares, as set in the environment. Outcomes,
+    are redacted from everything the record holds (toolchain tails, build
+    log, check details); by default the secrets every harness definition
+    declares, as set in the environment, and every secret the run was given
+    (a given one unset is a ``ValidationError``). Outcomes,
     including the engine or the browser failing (``error``), are the
     record's status. Raises ``ValidationError`` for bad input (see
     ``_check_run``) or a limit that is not finite and positive.
@@ -137,7 +139,9 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
     started = time.perf_counter()
     build_limits = BuildLimits(timeout_s=timeout_s)
     toolchain = toolchain or ToolchainLimits()
-    redactor = Redactor(harness_secrets(settings.harnesses_dir) if secrets is None else secrets)
+    if secrets is None:
+        secrets = run_secrets(settings.harnesses_dir, run.secrets, str(run.run_dir / "run.json"))
+    redactor = Redactor(secrets)
     settings.tmp_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tcab-validate-", dir=settings.tmp_dir) as tmp:
         out = _build_and_check(case, run, runtime, Path(tmp) / "output", build_limits,
@@ -148,6 +152,9 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
                               tuple(out.checks), out.detail, out.log, screenshots, out.image_digest,
                               time.perf_counter() - started, toolchain=out.toolchain,
                               check_results=out.check_results, proofs=proofs)
+    # Every text in the record may come from the run's own code (a build
+    # script that rebuilds a secret from its hex): redacted whole, once more.
+    record = redactor.redact_fields(record)
     write_text(run.run_dir / VALIDATION_DIR / "validation.json", json.dumps(record.to_json(), indent=1, sort_keys=True))
     _mark_run(run, record)
     return record
