@@ -23,6 +23,9 @@ Peak RSS of a fresh child is its VmHWM: ru_maxrss would start at the
 parent's peak (Linux records it at exec), and RUSAGE_CHILDREN of a
 descendant likewise includes what the child held when it started it. Needs `make images` and the
 Podman socket (the run cases) and Chromium (the page cases).
+The "(kubernetes)" cases run through the stand-in API server
+(tests/kube_standin/, started in this process, so its memory is not
+tcab's): pods as Podman containers. Ratios measured: docs/security.md.
 Run: python bench/hostile.py [--only NAME,...]
 """
 

@@ -9,6 +9,8 @@ and passes the values it returns to the run page's template.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -26,8 +28,9 @@ MAX_VALIDATION_JSON = 8 * 1024**2
 
 
 def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dict[str, Any]:
-    """The run page's values of this type: ``references`` and ``check_results``."""
-    return {"references": references(case, run, folder, run_id), "check_results": check_results(folder)}
+    """The run page's values of this type: ``references``, ``check_results`` and ``check_problem``."""
+    results, problem = check_results(folder)
+    return {"references": references(case, run, folder, run_id), "check_results": results, "check_problem": problem}
 
 
 def references(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> list[tuple[str, str | None]]:
@@ -48,17 +51,50 @@ def references(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -
     return [(ref.view, url(ref)) for ref in refs]
 
 
-def check_results(folder: Path | None) -> list[dict]:
-    """The run's ``[[check]]`` results (view, name, similarity, screenshot, error)
-    from its ``validation.json``; none when absent, oversized or unreadable."""
+def check_results(folder: Path | None) -> tuple[list[dict], str | None]:
+    """(The run's ``[[check]]`` results (view, name, similarity, screenshot, error,
+    duration_s), each field of the type the page shows; why validation.json
+    is damaged, or None). A missing file is no problem."""
     if folder is None:
-        return []
+        return [], None
+    path = folder / VALIDATION_DIR / "validation.json"
     try:
-        with open(folder / VALIDATION_DIR / "validation.json", "rb") as fh:
+        with open(path, "rb", opener=_nofollow) as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return [], f"{VALIDATION_DIR}/validation.json is damaged: not a regular file"
             data = fh.read(MAX_VALIDATION_JSON + 1)
-        doc = json.loads(data) if len(data) <= MAX_VALIDATION_JSON else None
-    except (OSError, ValueError):
-        return []
+    except FileNotFoundError:
+        return [], None
+    except OSError as exc:
+        return [], f"{VALIDATION_DIR}/validation.json is damaged: {exc.strerror or exc}"
+    if len(data) > MAX_VALIDATION_JSON:
+        return [], f"{VALIDATION_DIR}/validation.json is damaged: larger than {MAX_VALIDATION_JSON} bytes"
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+        return [], f"{VALIDATION_DIR}/validation.json is damaged: not JSON ({reason})"
     found = doc.get("check_results") if isinstance(doc, dict) else None
-    return [r for r in found if isinstance(r, dict) and isinstance(r.get("view"), str)] \
-        if isinstance(found, list) else []
+    if found is None:
+        return [], None
+    if not isinstance(found, list):
+        return [], f"{VALIDATION_DIR}/validation.json is damaged: check_results is not a list"
+    results = [_check_result(r) for r in found if isinstance(r, dict) and isinstance(r.get("view"), str)]
+    return results, None
+
+
+def _nofollow(path, flags):
+    return os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK)
+
+
+def _check_result(r: dict) -> dict:
+    """One check result with each field of its type (a wrong one left out)."""
+    def number(v):
+        return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    def text(v):
+        return v if isinstance(v, str) else None
+
+    return {"name": text(r.get("name")) or "?", "view": r["view"], "similarity": number(r.get("similarity")),
+            "screenshot": text(r.get("screenshot")), "error": text(r.get("error")),
+            "duration_s": number(r.get("duration_s"))}
