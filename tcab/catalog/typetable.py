@@ -97,4 +97,13 @@ def get_type(name: str, where: str | None = None) -> TestType:
     return found
 
 
-__all__ = ["BUILTIN", "ENV", "extra_types", "get_type", "is_type", "type_names"]
+def report_columns(name: str) -> tuple[str, ...]:
+    """The report column keys the test type ``name`` declares; () for a type no longer known.
+
+    A results database outlives the types that wrote it (a ``TCAB_TEST_TYPES``
+    entry removed), so an unknown name is not an error here.
+    """
+    return get_type(name).report_columns if is_type(name) else ()
+
+
+__all__ = ["BUILTIN", "ENV", "extra_types", "get_type", "is_type", "report_columns", "type_names"]

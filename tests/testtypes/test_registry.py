@@ -88,3 +88,16 @@ def test_generic_code_never_compares_a_case_type_with_a_string() -> None:
              for p in sorted((REPO / "tcab").rglob("*.py")) if "testtypes" not in p.parts
              for n, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
     assert found == []
+
+
+def test_each_builtin_types_report_columns_are_typed_columns_of_the_report() -> None:
+    # A key no column defines would hide the column silently; an untyped one would show for every type.
+    from tcab.catalog.typetable import BUILTIN, report_columns
+    from tcab.results.columns import BY_KEY
+
+    for name in BUILTIN:
+        declared = report_columns(name)
+        assert declared, name
+        for key in declared:
+            assert key in BY_KEY and BY_KEY[key].typed, (name, key)
+    assert report_columns("no-such-type") == ()
