@@ -30,6 +30,7 @@ from tcab.catalog import CaseVersion, Variant, case_digest
 from tcab.errors import HarnessError
 from tcab.harnesses import Harness, make_adapter
 from tcab.naming import new_run_id
+from tcab.runs.environments import FOLDER as ENVIRONMENTS
 from tcab.runs.faults import GuardedAdapter, guarded_sink
 from tcab.runs.log import DEFAULT_MAX_LOG_BYTES, EventSink, RunLog, readable
 from tcab.runs.record import INTERNAL_ERROR_FILE, RunRecord
@@ -132,9 +133,10 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
     redactor = Redactor(secret_values)
     state = RunState(
         run_id=run_id, run_dir=run_dir, runtime=runtime, harness=harness, options=options,
-        image_ref=resolve_image(case.type), seed_dir=seed.dir, solutions=solutions,
+        image_ref=resolve_image(case.test_type.run_image), seed_dir=seed.dir, solutions=solutions,
         prompt=seed.prompt, init=case.init, secrets=secret_values,
         max_runtime_s=options.max_runtime_s or case.max_runtime_s, seed_started=seed_started,
+        environment_cache=settings.build_dir / ENVIRONMENTS,
     )
     try:
         run_dir.mkdir(parents=True, exist_ok=False)
