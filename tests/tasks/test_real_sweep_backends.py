@@ -75,3 +75,67 @@ def test_a_sweep_runs_the_same_on_each_backend(backend, podman_runtime, request,
     second = _doit(tmp_path, env)
     assert second.returncode == 0, second.stdout + second.stderr
     assert f"sweep tiny-{backend}: nothing to do" in second.stdout, second.stdout
+
+
+BUILD_PLAN = """\
+name: builds-on-kubernetes
+runtime:
+  backend: kubernetes
+parallelism: 1
+runs:
+  - cases:
+      - case: lights-out
+      - case: capture
+    harnesses:
+      - reference
+report: no
+"""
+
+
+def _created_on_the_socket(podman_runtime, since: int, until: int) -> list[dict[str, str]]:
+    """The labels of every container created on the Podman socket between the
+    two times that is not a pod of the stand-in (those are its node's)."""
+    from tests.kube_standin.node import STANDIN_LABEL
+
+    events = podman_runtime.api.events(since=since, until=until, decode=True,
+                                       filters={"type": "container", "event": "create"})
+    attributes = [e.get("Actor", {}).get("Attributes", {}) for e in events]
+    return [a for a in attributes if STANDIN_LABEL not in a]
+
+
+@pytest.mark.podman
+@pytest.mark.timeout(900)
+def test_a_kubernetes_sweep_builds_and_validates_on_kubernetes(podman_runtime, kube_standin, tmp_path) -> None:
+    """The plan's runtime is the runtime of every step: the run pods, the
+    controller build of the adversarial run and the validation of the
+    end-to-end run are pods of the stand-in, and the sweep creates no
+    container of its own on the docker socket (issue 20, defect 1)."""
+    import time
+
+    kube_standin.faults.__init__()
+    created = len(kube_standin.store.created)
+    (tmp_path / "plan.yaml").write_text(BUILD_PLAN)
+    since = int(time.time()) - 1
+    first = _doit(tmp_path, {"KUBECONFIG": str(kube_standin.kubeconfig)}, "-n", "1")
+    until = int(time.time()) + 1
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert " 0 failed" in first.stdout, first.stdout
+
+    conn = sqlite3.connect(tmp_path / "results" / "results.db")
+    try:
+        runs = dict(conn.execute("SELECT case_slug, id FROM runs WHERE status = 'completed'").fetchall())
+        builds = conn.execute("SELECT source, status FROM builds").fetchall()
+        validations = conn.execute("SELECT run_id, status FROM validations").fetchall()
+    finally:
+        conn.close()
+    assert set(runs) == {"lights-out", "capture"}, runs
+    assert builds == [(runs["capture"], "ok")] and validations == [(runs["lights-out"], "passed")]
+
+    labels = [p["metadata"]["labels"]["org.tcab.run-id"] for p in kube_standin.store.created[created:]]
+    assert {runs["capture"], runs["lights-out"], f"build-{runs['capture']}",
+            f"validate-{runs['lights-out']}"} <= set(labels), labels
+    ours = {runs["capture"], runs["lights-out"], f"build-{runs['capture']}", f"validate-{runs['lights-out']}"}
+    on_socket = [a for a in _created_on_the_socket(podman_runtime, since, until)
+                 if a.get("org.tcab.run-id") in ours or str(a.get("org.tcab.run-id", "")).startswith("image-digest-")]
+    assert on_socket == [], f"containers created on the docker socket: {on_socket}"
+    assert kube_standin.pods() == [], "a pod was left behind"
