@@ -3,8 +3,10 @@
 A seed and its prompt are pure functions of the case version's files and the
 variant (the commit id is the same on any machine), so the first seed of a
 variant stores both under ``build/seed-cache/<layout>/<case digest>/<variant>/``
-and later ones (``tcab seed``, ``tcab run``) copy the stored repository instead
-of rendering templates again. That also spares them importing the template
+(the key: :func:`tcab.artifacts.seed_key`) and later ones (``tcab seed``,
+``tcab run``) copy the stored repository instead of rendering templates
+again. It is the one store of seeds: a sweep's ``seed`` task stores there
+too and its runs read the entry's repository in place (:func:`stored_seed`). That also spares them importing the template
 engine and pygit2. The layout folder carries tcab's version, so a release
 that renders differently never reuses an old entry.
 """
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tcab import __version__, atomic
+from tcab.artifacts import seed_key
 from tcab.catalog.digest import case_digest
 from tcab.errors import SeedError
 
@@ -27,6 +30,11 @@ if TYPE_CHECKING:
 
 # Bump when an entry's files change, so older entries are not read.
 LAYOUT = f"tcab-{__version__}-2"
+
+
+def store_dir(build_dir: Path) -> Path:
+    """The seed store of a project: ``<build>/seed-cache/``."""
+    return Path(build_dir) / "seed-cache"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,16 +51,9 @@ class CachedSeed:
 
 
 def entry_path(cache_dir: Path, digest: str, variant_slug: str, has_mockups: bool) -> Path:
-    """The folder that holds (or will hold) the seed of a variant of the case
-    folder with this digest. A variant with HTML mockups seeds their
-    screenshots, so its entry also names the browser and fonts that render
-    them (as the mockup cache's key does)."""
-    name = variant_slug
-    if has_mockups:
-        from tcab.validation.renderer import renderer_fingerprint
-
-        name = f"{name}@{renderer_fingerprint()[:16]}"
-    return Path(cache_dir) / LAYOUT / digest / name
+    """The folder that holds (or will hold) the seed of a variant of the
+    case folder with this digest: its key is :func:`tcab.artifacts.seed_key`."""
+    return Path(cache_dir) / LAYOUT / seed_key(digest, variant_slug, has_mockups)
 
 
 def cache_entry(cache_dir: Path, case: CaseVersion, variant: Variant, digest: str | None = None) -> Path:
@@ -104,11 +105,30 @@ def seed_from_cache(cache_dir: Path, case: CaseVersion, variant: Variant, dest: 
     dest = Path(dest)
     if not replace and dest.exists():
         raise _taken(dest)  # before seeding anything
-    digest = case_digest(case)  # read once: the entry's key and the caller's record
+    entry, digest = _ensure(cache_dir, case, variant, mockup_timeout_s)
+    return copy_entry(entry, dest, digest, replace=replace)
+
+
+def _ensure(cache_dir: Path, case: CaseVersion, variant: Variant,
+            mockup_timeout_s: float | None) -> tuple[Path, str]:
+    """The complete entry of this variant (seeded and stored first when
+    missing) and the case folder's digest (read once: the entry's key and
+    the caller's record)."""
+    digest = case_digest(case)
     entry = cache_entry(cache_dir, case, variant, digest)
     if not is_complete(entry):
         _store(entry, cache_dir, case, variant, mockup_timeout_s)
-    return copy_entry(entry, dest, digest, replace=replace)
+    return entry, digest
+
+
+def stored_seed(cache_dir: Path, case: CaseVersion, variant: Variant, *,
+                mockup_timeout_s: float | None = None) -> CachedSeed:
+    """This variant's seed in the store itself (``path``: the entry's
+    repository, to be read, never written), seeding and storing it first when
+    the store has none: a sweep's seed task (build/seed-cache/ is the one
+    store of sweeps and commands). Raises as :func:`seed_from_cache`."""
+    entry, digest = _ensure(cache_dir, case, variant, mockup_timeout_s)
+    return _read_entry(entry, entry / "repo", digest)
 
 
 def _taken(dest: Path) -> SeedError:
@@ -134,6 +154,10 @@ def copy_entry(entry: Path, dest: Path, digest: str, *, replace: bool = False) -
             shutil.copytree(entry / "repo", tmp, symlinks=True, dirs_exist_ok=True)
     except FileExistsError as exc:
         raise _taken(dest) from exc
-    return CachedSeed(dest.resolve(), (entry / "commit").read_text(),
+    return _read_entry(entry, dest.resolve(), digest)
+
+
+def _read_entry(entry: Path, path: Path, digest: str) -> CachedSeed:
+    return CachedSeed(path, (entry / "commit").read_text(),
                       (entry / "prompt.txt").read_text(encoding="utf-8"),
                       tuple(json.loads((entry / "files.json").read_text(encoding="utf-8"))), digest)

@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcab.errors import RuntimeBackendError
+from tcab.runtime.choice import backend_settings
 
-#: Settings a plan or ``tcab run`` may give (strings), and their environment variables.
-SETTINGS = ("context", "namespace", "cpu", "memory", "node_selector", "image_pull_secret")
+#: Settings a plan or ``tcab run`` may give (strings), defined once in
+#: :data:`tcab.runtime.choice.SETTINGS`, and their environment variables.
+SETTINGS = tuple(s.name for s in backend_settings("kubernetes"))
 ENV_PREFIX = "TCAB_K8S_"
 DEFAULT_NAMESPACE = "tcab"
 DEFAULT_START_TIMEOUT_S = 600.0
@@ -152,6 +154,17 @@ class KubeSettings:
             )
         except ValueError as exc:
             raise RuntimeBackendError(f"kubernetes runtime: {exc}") from None
+
+
+def check_option(name: str, value: str) -> str:
+    """``value`` of the plan or command-line setting ``name`` as Kubernetes
+    takes it (checked alone, without the environment). Raises ValueError
+    without the name (the caller says where)."""
+    try:
+        KubeSettings.from_options({name: value}, env={})
+    except RuntimeBackendError as exc:
+        raise ValueError(str(exc).removeprefix("kubernetes runtime: ").removeprefix(f"{name}: ")) from None
+    return value
 
 
 def load_client_config(settings: KubeSettings):
