@@ -30,6 +30,14 @@ report: no
 """
 
 
+def conn_ids(tmp: Path) -> set[str]:
+    conn = sqlite3.connect(tmp / "results" / "results.db")
+    try:
+        return {r for (r,) in conn.execute("SELECT id FROM runs")}
+    finally:
+        conn.close()
+
+
 def _doit(tmp: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, **env, "TCAB_BUILD": str(tmp / "build"), "TCAB_RESULTS": str(tmp / "results"),
            "TCAB_TMP": str(tmp / "tmp"), "TCAB_PLAN": str(tmp / "plan.yaml")}
@@ -63,13 +71,19 @@ def test_a_sweep_runs_the_same_on_each_backend(backend, podman_runtime, request,
     assert [(c, s, r) for c, s, r, _ in runs] == [("lights-out", "completed", backend)] * 2
     assert all(d and "sha256:" in d for *_, d in runs) and len({d for *_, d in runs}) == 1
     assert validations == [("lights-out", "passed")] * 2
-    assert podman_runtime.list_run_containers() == [] or backend == "kubernetes"
+    # Nothing of this sweep is left on the socket (other tests may share it).
+    ids = {r for r in conn_ids(tmp_path)}
+    assert [c for c in podman_runtime.list_run_containers()
+            if podman_runtime.api.inspect_container(c)["Config"]["Labels"].get("org.tcab.run-id", "")
+            .removeprefix("validate-") in ids] == []
     if standin is not None:
         assert standin.pods() == [], "a pod was left behind"
         labels = [p["metadata"]["labels"]["org.tcab.run-id"] for p in standin.store.created[created:]]
-        # Two run pods; the sweep's task keys cost at most one image-digest pod
-        # per doit process (the main one and two workers), never one per run.
-        assert len([x for x in labels if not x.startswith("image-digest-")]) == 2, labels
+        # Two run pods and their two validation pods (the plan's runtime is the
+        # runtime of every step); the sweep's task keys cost at most one
+        # image-digest pod per doit process (the main one and two workers), never one per run.
+        assert len([x for x in labels if not x.startswith(("image-digest-", "validate-"))]) == 2, labels
+        assert len([x for x in labels if x.startswith("validate-")]) == 2, labels
         assert 1 <= len([x for x in labels if x.startswith("image-digest-")]) <= 3, labels
 
     second = _doit(tmp_path, env)
@@ -123,12 +137,15 @@ def test_a_kubernetes_sweep_builds_and_validates_on_kubernetes(podman_runtime, k
 
     conn = sqlite3.connect(tmp_path / "results" / "results.db")
     try:
-        runs = dict(conn.execute("SELECT case_slug, id FROM runs WHERE status = 'completed'").fetchall())
-        builds = conn.execute("SELECT source, status FROM builds").fetchall()
-        validations = conn.execute("SELECT run_id, status FROM validations").fetchall()
+        rows = conn.execute("SELECT case_slug, id, status, status_detail FROM runs").fetchall()
+        builds = conn.execute("SELECT source, status, log_excerpt FROM builds").fetchall()
+        validations = conn.execute("SELECT run_id, status, detail FROM validations").fetchall()
     finally:
         conn.close()
-    assert set(runs) == {"lights-out", "capture"}, runs
+    runs = {c: i for c, i, status, _ in rows if status == "completed"}
+    assert set(runs) == {"lights-out", "capture"}, (rows, validations)
+    builds = [(s, st) for s, st, _ in builds]
+    validations = [(r, st) for r, st, _ in validations]
     assert builds == [(runs["capture"], "ok")] and validations == [(runs["lights-out"], "passed")]
 
     labels = [p["metadata"]["labels"]["org.tcab.run-id"] for p in kube_standin.store.created[created:]]
