@@ -33,7 +33,7 @@ from tcab.arena.engine import ModuleCache, get_engine  # noqa: E402
 from tcab.arena.match import Entrant, play_match  # noqa: E402
 from tcab.arena.resolve import resolve_game  # noqa: E402
 from tcab.arena.rules import Rules  # noqa: E402
-from tcab.arena.simulation import Simulation  # noqa: E402
+from tcab.arena.simulation import Simulator  # noqa: E402
 from tcab.arena.tournament import Contestant, run_tournament  # noqa: E402
 from tcab.settings import Settings  # noqa: E402
 
@@ -41,7 +41,7 @@ from tcab.settings import Settings  # noqa: E402
 def observations(spec, replay) -> list[list[bytes]]:
     """The exact observation bytes each seat got at each tick (re-simulated)."""
     h = replay["header"]
-    sim = Simulation(Rules(spec.rules_path), h["params"], h["seed"], len(h["seats"]), h["timestep_ms"], h["max_ticks"])
+    sim = Simulator(Rules(spec.rules_path), h["params"], h["seed"], len(h["seats"]), h["timestep_ms"], h["max_ticks"])
     out = []
     for actions in replay["ticks"]:
         out.append([orjson.dumps(sim.rules.observe(sim.state, s), option=orjson.OPT_SORT_KEYS)

@@ -163,8 +163,8 @@ def main() -> None:
             (f"tcab prompt {one_case} (cold)", timed(tcab + ["prompt", one_case], env, prepare=empty_cache),
              base_one, None),
             (f"tcab prompt {one_case} (warm)", timed(tcab + ["prompt", one_case], env), base_one, 2.0),
-            # The catalog's share of the cold ones: resolving the case, without the
-            # template engine's import (pybars3 builds its grammar at import).
+            # The catalog's share of the cold ones: resolving the case, without
+            # rendering templates or writing the repository.
             (f"resolve_case {one_case} (python -c)",
              timed(py + ["-c", f"from tcab.catalog import resolve_case; resolve_case({str(catalog)!r}, {one_case!r})"],
                    env), base_one, 2.0),

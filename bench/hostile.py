@@ -23,6 +23,9 @@ Peak RSS of a fresh child is its VmHWM: ru_maxrss would start at the
 parent's peak (Linux records it at exec), and RUSAGE_CHILDREN of a
 descendant likewise includes what the child held when it started it. Needs `make images` and the
 Podman socket (the run cases) and Chromium (the page cases).
+The "(kubernetes)" cases run through the stand-in API server
+(tests/kube_standin/, started in this process, so its memory is not
+tcab's): pods as Podman containers. Ratios measured: docs/security.md.
 Run: python bench/hostile.py [--only NAME,...]
 """
 
@@ -31,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -100,7 +104,59 @@ RUN_CASES: dict[str, tuple[str, str, dict]] = {
         "echo started; sleep 300",
         {"kill_on_start": True},
     ),
+    # Issue 21, items 10 and 12: holes cost the engine 3-5 s per GiB to
+    # archive; their apparent size now crosses the cap at the third header.
+    "20 sparse files of 1 GiB": (
+        "for i in $(seq 1 20); do head -c 4096 /dev/zero | tr '\\0' x > s$i; done",
+        "for i in $(seq 1 20); do truncate -s 1073741823 s$i; done",
+        {},
+    ),
+    "20 sparse files of 1 GiB (kubernetes)": (
+        "for i in $(seq 1 20); do head -c 4096 /dev/zero | tr '\\0' x > s$i; done",
+        "for i in $(seq 1 20); do truncate -s 1073741823 s$i; done",
+        {"kubernetes": True},
+    ),
+    # Item 13: a daemon rewriting files while /work is collected.
+    "rewriting daemon (kubernetes)": (
+        "mkdir keep && for i in $(seq 1 73); do echo $i > keep/f$i; done",
+        "mkdir keep && for i in $(seq 1 73); do echo $i > keep/f$i; done; setsid sh -c 'while :; do "
+        "for i in 1 2 3 4 5 6 7 8; do head -c 200000 /dev/urandom > hot$i; : > hot$i; done; done' "
+        ">/dev/null 2>&1 </dev/null &",
+        {"kubernetes": True},
+    ),
+    # Item 17: a daemon that stops the pod's tar and writes a forged archive to its stdout.
+    "stream forger (kubernetes)": (
+        "for i in $(seq 1 35); do echo real$i > r$i.txt; done",
+        "for i in $(seq 1 35); do echo real$i > r$i.txt; done; "
+        "printf '%s\\n' \"$FORGER\" > /tmp/forge.py; setsid python3 /tmp/forge.py >/dev/null 2>&1 </dev/null &",
+        {"kubernetes": True},
+    ),
+    # Item 16: files the pod's tar cannot read (100,000 here; the report had 300,000).
+    "100k unreadable files (kubernetes)": (
+        "mkdir u && cd u && seq 1 100000 | xargs touch",
+        "mkdir u && cd u && seq 1 100000 | xargs touch && chmod 000 *",
+        {"kubernetes": True},
+    ),
 }
+
+FORGER = (
+    "import io, os, signal, tarfile, time\n"
+    "def forged():\n"
+    "    buf = io.BytesIO()\n"
+    "    with tarfile.open(fileobj=buf, mode='w') as t:\n"
+    "        info = tarfile.TarInfo('work/forged.txt'); info.size = 6; t.addfile(info, io.BytesIO(b'forged'))\n"
+    "    return buf.getvalue()\n"
+    "end = time.time() + 120\n"
+    "while time.time() < end:\n"
+    "    for p in os.listdir('/proc'):\n"
+    "        try: cmd = open(f'/proc/{p}/cmdline', 'rb').read() if p.isdigit() else b''\n"
+    "        except OSError: continue\n"
+    "        if cmd.startswith(b'tar\\0-c'):\n"
+    "            os.kill(int(p), signal.SIGSTOP)\n"
+    "            open(f'/proc/{p}/fd/1', 'wb').write(forged())\n"
+    "            os.kill(int(p), signal.SIGCONT); raise SystemExit\n"
+    "    time.sleep(0.002)\n"
+)
 
 RUN_CHILD = textwrap.dedent("""
     import json, resource, sys, threading, time
@@ -120,6 +176,8 @@ RUN_CHILD = textwrap.dedent("""
     case, _ = load_version(Path(a["case"]))
     harness = load_harness_file(Path(a["harness"]))
     options = dict(a["options"])
+    if options.pop("kubernetes", False):
+        options["runtime"] = get_runtime("kubernetes", kubeconfig=a["kubeconfig"])
     on_event = None
     if options.pop("kill_on_start", False):
         runtime = get_runtime("docker")
@@ -135,9 +193,14 @@ RUN_CHILD = textwrap.dedent("""
                                     run_id=a["id"], on_event=on_event, **options))
     wall = time.perf_counter() - started
     refused = record.refused
+    outcome = record.status + (f", {len(refused)} refused" if refused else "") + f", {record.files} files"
+    if record.status not in ("completed", "timed_out"):
+        outcome += ": " + (record.detail or "")[:300]
+    elif refused and ("tree" in refused[0].reason or " more " in refused[-1].reason):
+        outcome += ": " + (refused[0] if "tree" in refused[0].reason else refused[-1]).reason[:50]
     print(json.dumps({"wall": wall, "self_kib": int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]),
                       "children_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
-                      "outcome": record.status + (f", {len(refused)} refused" if refused else "")}))
+                      "outcome": outcome}))
 """)
 
 # ------------------------------------------------------- in-process cases
@@ -145,7 +208,7 @@ RUN_CHILD = textwrap.dedent("""
 # twin and the hostile variant differ by ``HOSTILE``.
 PAGE_STEP = """
 from tcab.validation import BrowserLimits
-from tcab.validation.browser import View, check_page
+from tcab.browser.page import View, check_page
 site = Path(A["work"]) / ("site-hostile" if HOSTILE else "site-twin")
 site.mkdir()
 (site / "index.html").write_text(A["page_hostile" if HOSTILE else "page_twin"])
@@ -246,16 +309,17 @@ def child(code: str, args: dict, timeout: float = 240) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def run_case(work: Path, seed: Path, name: str, index: int, hostile: bool) -> dict:
+def run_case(work: Path, seed: Path, name: str, index: int, hostile: bool, kubeconfig: str = "") -> dict:
     twin_script, hostile_script, options = RUN_CASES[name]
     side = "h" if hostile else "t"
     slug = f"bench{index}{side}"
-    script = f"set -u; cd /work; HONEST_VALUE={HONEST}; {hostile_script if hostile else twin_script}"
+    forger = "FORGER=" + shlex.quote(FORGER) + "; " if "$FORGER" in hostile_script else ""
+    script = f"set -u; cd /work; HONEST_VALUE={HONEST}; {forger}{hostile_script if hostile else twin_script}"
     (work / "harnesses" / f"{slug}.toml").write_text(harness_toml(slug, script))
     return child(RUN_CHILD, {"work": str(work), "catalog": str(ROOT / "test-cases"), "case": str(CASE_DIR),
                              "harness": str(work / "harnesses" / f"{slug}.toml"), "seed": str(seed),
                              "id": f"bench-hostile-{index}-{side}-{os.getpid()}", "options": options,
-                             "env": {"TCAB_BENCH_TOKEN": TOKEN}})
+                             "env": {"TCAB_BENCH_TOKEN": TOKEN}, "kubeconfig": kubeconfig})
 
 
 def step_case(work: Path, name: str, hostile: bool) -> dict:
@@ -279,6 +343,7 @@ def main() -> None:
     names = [n for n in (*RUN_CASES, *STEP_CASES) if not only or n in only]
     work = Path(tempfile.mkdtemp(prefix="tcab-bench-hostile-"))
     rows, worst, grown = [], 0.0, 0.0
+    standin = None
     try:
         (work / "harnesses").mkdir()
         seed = work / "seed"
@@ -287,10 +352,18 @@ def main() -> None:
                            capture_output=True, cwd=ROOT,
                            env={**os.environ, "PYTHONPATH": str(ROOT), "TCAB_TMP": str(work / "tmp"),
                                 "TCAB_BUILD": str(work / "build")})
+        kubeconfig = ""
+        if any(RUN_CASES.get(n, ("", "", {}))[2].get("kubernetes") for n in names):
+            sys.path.insert(0, str(ROOT))
+            from tests.kube_standin import StandIn  # in this process: its memory is not tcab's
+
+            standin = StandIn().start()
+            kubeconfig = str(standin.write_kubeconfig(work / "kubeconfig"))
         started = time.perf_counter()
         for index, name in enumerate(names):
             if name in RUN_CASES:
-                twin, bad = run_case(work, seed, name, index, False), run_case(work, seed, name, index, True)
+                twin = run_case(work, seed, name, index, False, kubeconfig)
+                bad = run_case(work, seed, name, index, True, kubeconfig)
             else:
                 twin, bad = step_case(work, name, False), step_case(work, name, True)
             rows.append(row(name, twin, bad))
@@ -301,6 +374,8 @@ def main() -> None:
                 rejection = bad["wall"]
         total = time.perf_counter() - started
     finally:
+        if standin is not None:
+            standin.stop()
         shutil.rmtree(work, ignore_errors=True)
     print("one run each, twin then hostile, each in a fresh child; s = the step's wall time, MiB = tcab's peak RSS")
     print(f"{'case':<29}{'twin s':>8}{'host. s':>8}{'ratio':>8}{'twin':>8}{'host.':>8}{'ratio':>7}"

@@ -76,8 +76,8 @@ def _without_references(src: Path, dest: Path) -> Path:
 
 
 def bench_mockups(rounds: int) -> int:
+    from tcab.browser.mockup_cache import MockupCache
     from tcab.catalog import load_version
-    from tcab.validation.mockup_cache import MockupCache
 
     with tempfile.TemporaryDirectory(prefix="tcab-bench-mockups-") as tmp:
         base = Path(tmp)

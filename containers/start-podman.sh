@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Start Podman's Docker-compatible API at $DOCKER_HOST (a unix socket) unless
-# something already answers there, then wait until it answers.
+# something already answers there, then wait until it answers; then set up
+# the run containers' network and its firewall (run-network.sh, idempotent).
 set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
 
 DOCKER_HOST="${DOCKER_HOST:-unix:///run/tcab/podman.sock}"
 case "$DOCKER_HOST" in
@@ -15,7 +17,7 @@ answers() {
 
 if answers; then
     echo "start-podman.sh: podman answers at $sock"
-    exit 0
+    exec bash "$here/run-network.sh"
 fi
 
 mkdir -p "$(dirname "$sock")"
@@ -26,7 +28,7 @@ setsid nohup podman system service --time=0 "unix://$sock" >"$log" 2>&1 </dev/nu
 for _ in $(seq 1 100); do
     if answers; then
         echo "start-podman.sh: podman started at $sock (log: $log)"
-        exit 0
+        exec bash "$here/run-network.sh"
     fi
     sleep 0.2
 done

@@ -134,15 +134,10 @@ def validation_case_part(case: CaseVersion, tree: TreeDigest = tree_digest,
     return case_parts(case, rels, tree, sha256)
 
 
-def seed_key(case_digest: str, variant_slug: str, has_mockups: bool) -> str:
+def seed_key(case_digest: str, variant_slug: str, renderer: str | None) -> str:
     """The store key of a variant's seed (a relative folder): the case
     folder's digest and the variant; a variant with HTML mockups seeds their
-    screenshots, so it also names the browser and fonts that render them
-    (as the mockup cache's key does)."""
-    name = variant_slug
-    if has_mockups:
-        # In the function: the renderer's fingerprint asks the browser; only mockups pay for it.
-        from tcab.validation.renderer import renderer_fingerprint
-
-        name = f"{name}@{renderer_fingerprint()[:16]}"
-    return f"{case_digest}/{name}"
+    screenshots, so it also names ``renderer``, the fingerprint of the
+    browser and fonts that render them (as the mockup cache's key does;
+    None for a variant without mockups)."""
+    return f"{case_digest}/{variant_slug}" + (f"@{renderer[:16]}" if renderer else "")

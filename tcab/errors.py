@@ -12,7 +12,8 @@
     ├── ReplayError               a replay is unreadable or does not reproduce its result
     ├── PlanError                 benchmark.yaml is wrong
     ├── ResultsError              results.db is unusable (newer schema, corrupt)
-    └── ValidationError           a run cannot be validated (not end-to-end, no tree)
+    ├── ValidationError           a run cannot be validated (not end-to-end, no tree)
+    └── BrowserError              the browser toolkit refused its input (a mockup, a limit)
 
 Outcomes are not exceptions: a harness's non-zero exit, a timeout, a bot's
 forfeit are data recorded in results. Only failures of tcab or of the
@@ -92,3 +93,9 @@ class ResultsError(TcabError):
 
 class ValidationError(TcabError):
     """A run cannot be validated (no such run, no collected tree, not an end-to-end case)."""
+
+
+class BrowserError(TcabError):
+    """The browser toolkit (tcab/browser/) refused its input: a mockup that does
+    not render, a limit that is not a finite positive number. Seeding reports a
+    mockup's as a SeedError naming the same file."""

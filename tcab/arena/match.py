@@ -20,7 +20,7 @@ from tcab.arena.game import GameSpec, Schemas
 from tcab.arena.replay import REPLAY_FORMAT
 from tcab.arena.rules import Rules
 from tcab.arena.sandbox import Controller, Forfeit
-from tcab.arena.simulation import Simulation
+from tcab.arena.simulation import Simulator
 from tcab.errors import ArenaError
 
 
@@ -78,7 +78,7 @@ def play_match(spec: GameSpec, entrants: list[Entrant], seed: int,
     schemas = Schemas.of(spec)
     limits = spec.limits
     seats = len(entrants)
-    sim = Simulation(rules, spec.params, seed, seats, spec.timestep_ms, spec.max_ticks)
+    sim = Simulator(rules, spec.params, seed, seats, spec.timestep_ms, spec.max_ticks)
     controllers = [Controller(e.wasm, limits, cache, e.sha256 or None, e.error) for e in entrants]
     for seat, ctrl in enumerate(controllers):
         if ctrl.forfeit is not None:
@@ -109,7 +109,7 @@ def play_match(spec: GameSpec, entrants: list[Entrant], seed: int,
     return MatchRecord(result, sim.final_digest, fuel, replay)
 
 
-def _turn(rules: Rules, schemas: Schemas, sim: Simulation, ctrl: Controller,
+def _turn(rules: Rules, schemas: Schemas, sim: Simulator, ctrl: Controller,
           seat: int, tick: int) -> dict | Forfeit:
     observation = rules.observe(sim.state, seat)
     if schemas.world is not None:

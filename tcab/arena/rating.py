@@ -27,7 +27,7 @@ MatchOutcome = Sequence[tuple[int, SeatOutcome]]
 
 
 @dataclass(frozen=True, slots=True)
-class Standing:
+class PlayerRating:
     player: int
     played: int
     wins: int
@@ -92,7 +92,7 @@ def fit_bradley_terry(n: int, matches: Sequence[MatchOutcome], iterations: int =
 
 
 def standings(n: int, matches: Sequence[MatchOutcome], seed: int = 0,
-              samples: int = 200) -> list[Standing]:
+              samples: int = 200) -> list[PlayerRating]:
     """Per-player W/D/L/forfeits, rating and 95% bootstrap interval,
     sorted best first (points, then rating, then player index)."""
     counts = [[0, 0, 0, 0, 0] for _ in range(n)]  # played, W, D, L, forfeits
@@ -120,7 +120,7 @@ def standings(n: int, matches: Sequence[MatchOutcome], seed: int = 0,
     for i in range(n):
         low, high = _percentile(draws[i], 0.025), _percentile(draws[i], 0.975)
         played, w, d, losses, f = counts[i]
-        out.append(Standing(i, played, w, d, losses, f, round(ratings[i], 2),
+        out.append(PlayerRating(i, played, w, d, losses, f, round(ratings[i], 2),
                             round(low if low is not None else ratings[i], 2),
                             round(high if high is not None else ratings[i], 2)))
     out.sort(key=lambda s: (-s.points, -s.rating, s.player))

@@ -139,7 +139,7 @@ def read_replay(path: Path | str, *, max_bytes: int | None = None) -> dict:
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
+class ReplayVerdict:
     """What re-simulation found. ``ok`` only if result and digest match."""
 
     ok: bool
@@ -148,7 +148,7 @@ class Verdict:
     final_digest: str | None
 
 
-def verify_replay(doc: dict, rules_path: Path, action_schema: Path | None = None) -> Verdict:
+def verify_replay(doc: dict, rules_path: Path, action_schema: Path | None = None) -> ReplayVerdict:
     """Re-simulate ``doc`` with the rules at ``rules_path``.
 
     Every recorded action is re-validated (schema, ``check``); a forfeited
@@ -160,13 +160,13 @@ def verify_replay(doc: dict, rules_path: Path, action_schema: Path | None = None
     # not pay; only re-simulating needs them.
     from tcab.arena.game import compile_schema
     from tcab.arena.rules import Rules
-    from tcab.arena.simulation import Simulation
+    from tcab.arena.simulation import Simulator
 
     header = doc["header"]
     rules = Rules(rules_path)
     validate = compile_schema(action_schema) if action_schema else None
     seats = len(header["seats"])
-    sim = Simulation(rules, header["params"], header["seed"], seats,
+    sim = Simulator(rules, header["params"], header["seed"], seats,
                      header["timestep_ms"], header["max_ticks"])
     _apply_forfeits(sim, [f for f in doc["forfeits"] if f.get("phase") == "load"], load=True)
     result = sim.after_load()
@@ -183,10 +183,10 @@ def verify_replay(doc: dict, rules_path: Path, action_schema: Path | None = None
         if refuted:
             # Stepping the rules with actions they never vetted could make
             # them raise; the replay is already refuted.
-            return Verdict(False, tuple(refuted), None, None)
+            return ReplayVerdict(False, tuple(refuted), None, None)
         result = sim.advance(actions)
     problems += _ending_problems(doc, result, sim.final_digest)
-    return Verdict(not problems, tuple(problems), result, sim.final_digest)
+    return ReplayVerdict(not problems, tuple(problems), result, sim.final_digest)
 
 
 def _apply_forfeits(sim, forfeits: list[dict], *, load: bool = False) -> None:

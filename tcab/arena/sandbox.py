@@ -42,7 +42,6 @@ import wasmtime
 from tcab.arena.engine import ModuleCache, NotWasm, get_engine
 from tcab.arena.preflight import LoadLimits, ModuleRejected
 
-PAGE = 65536
 # The output of one tick is a small JSON action; anything larger is refused
 # before it is copied out of the sandbox, so an "absurd length" costs nothing.
 MAX_OUTPUT_BYTES = 1 << 20

@@ -19,7 +19,7 @@ from tcab.arena.sandbox import Forfeit
 from tcab.outcomes import SeatOutcome
 
 
-class Simulation:
+class Simulator:
     """One match's authoritative state plus the host's bookkeeping."""
 
     def __init__(self, rules: Rules, params: dict, seed: int, seats: int,

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from tcab.arena.game import GameSpec
 from tcab.arena.jobs import MatchJob, cached_summary, make_job, run_job
-from tcab.arena.rating import Standing, standings
+from tcab.arena.rating import PlayerRating, standings
 from tcab.errors import ArenaError
 from tcab.outcomes import SeatOutcome
 
@@ -52,7 +52,7 @@ class TournamentResult:
     rounds: int
     contestants: tuple[Contestant, ...]
     matches: tuple[dict, ...]       # summaries, with "players", "round", "tag"
-    standings: tuple[Standing, ...]
+    standings: tuple[PlayerRating, ...]
     champion: int | None            # bracket only
     played: int                     # matches actually played (not from cache)
 

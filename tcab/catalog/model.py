@@ -47,11 +47,14 @@ class SpecFile:
 class Reference:
     """A reference view of an end-to-end case: a static image (``media``) or an
     HTML mockup (``mockup``, written ``path`` in the original's manifests),
-    rendered to a screenshot; the mockup itself is never seeded."""
+    rendered to a screenshot; the mockup itself is never seeded. ``seed``
+    False holds the view back: never copied into the run's repository, it
+    is a baseline only a ``[[check]]`` sees (docs/validation.md)."""
 
     view: str
     media: str | None = None
     mockup: str | None = None
+    seed: bool = True
 
     @property
     def dest(self) -> str:
@@ -95,7 +98,7 @@ class Toolchain:
 
 
 @dataclass(frozen=True, slots=True)
-class Check:
+class ViewCheck:
     """An opt-in validation comparison: drive the page with ``actions``, take a
     screenshot, compare it with the rendered ``reference`` view; recorded as ``view``."""
 
@@ -275,7 +278,7 @@ class CaseVersion:
     match: Match | None = None
     replay: Replay | None = None
     game: Game | None = None
-    checks: tuple[Check, ...] = ()
+    checks: tuple[ViewCheck, ...] = ()
     proofs: tuple[Proof, ...] = ()
     domains: tuple[Domain, ...] = ()
     review_items: tuple[ReviewItem, ...] = ()
@@ -334,8 +337,13 @@ class CaseVersion:
         return self.specs + variant.spec
 
     def references_for(self, variant: Variant) -> tuple[Reference, ...]:
-        """The reference views seeded for ``variant``: the common ones, then its own."""
+        """The reference views of ``variant``: the common ones, then its own
+        (held-back ones included: see :meth:`seeded_references_for`)."""
         return self.references + variant.references
+
+    def seeded_references_for(self, variant: Variant) -> tuple[Reference, ...]:
+        """The reference views seeded into a run of ``variant`` (not held back)."""
+        return tuple(ref for ref in self.references_for(variant) if ref.seed)
 
     def mockups_for(self, variant: Variant) -> tuple[Reference, ...]:
         """The reference views of ``variant`` rendered from an HTML mockup."""

@@ -16,7 +16,7 @@ from typing import Any
 
 from tcab.catalog.checklist import parse_sub_items, parse_validation
 from tcab.catalog.fields import Fields, Source, humanize, show
-from tcab.catalog.model import PROOF_KINDS, Check, Domain, Proof, ReviewItem
+from tcab.catalog.model import PROOF_KINDS, Domain, Proof, ReviewItem, ViewCheck
 from tcab.catalog.paths import check_dest
 
 PROOF_KEYS = ("id", "name", "dest")
@@ -126,7 +126,7 @@ def check_names(source: Source, items: Iterable[tuple[int, ReviewItem]], scopes:
                 _resolve(source, "review_item", index, key, value, kind, scopes)
 
 
-def check_references(source: Source, checks: Iterable[tuple[int, Check]], scopes: Sequence[Scope]) -> None:
+def check_references(source: Source, checks: Iterable[tuple[int, ViewCheck]], scopes: Sequence[Scope]) -> None:
     """A check's baseline view must resolve whichever variant runs."""
     for index, check in checks:
         _resolve(source, "check", index, "reference", check.reference, "views", scopes)

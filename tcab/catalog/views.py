@@ -14,10 +14,10 @@ from typing import Any
 
 from tcab.catalog.actions import Action, ActionError, parse_actions
 from tcab.catalog.fields import Fields, Source, humanize, show
-from tcab.catalog.model import Check, Reference
+from tcab.catalog.model import Reference, ViewCheck
 from tcab.catalog.paths import check_path
 
-REFERENCE_KEYS = ("view", "media", "mockup", "path")
+REFERENCE_KEYS = ("view", "media", "mockup", "path", "seed")
 CHECK_KEYS = ("view", "name", "reference", "actions")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg")
 MOCKUP_SUFFIXES = (".html", ".htm")
@@ -36,6 +36,7 @@ def parse_references(
         media = check_path(r, "media", root, r.string("media"), "file")
         mockup_key = "path" if "path" in entry else "mockup"
         mockup = check_path(r, mockup_key, root, r.string(mockup_key), "file")
+        seed = r.boolean("seed")
         r.done()
         given = [k for k in ("media", "mockup", "path") if k in entry]
         if len(given) != 1:
@@ -52,13 +53,13 @@ def parse_references(
             continue
         if view is not None and (media or mockup):
             taken[view] = here
-            refs.append(Reference(view, media=media, mockup=mockup))
+            refs.append(Reference(view, media=media, mockup=mockup, seed=seed is not False))
     return tuple(refs)
 
 
-def parse_checks(data: dict[str, Any], source: Source) -> list[tuple[int, Check]]:
+def parse_checks(data: dict[str, Any], source: Source) -> list[tuple[int, ViewCheck]]:
     """The ``[[check]]`` tables, each with its 1-based index (for later problems)."""
-    checks: list[tuple[int, Check]] = []
+    checks: list[tuple[int, ViewCheck]] = []
     views: set[str] = set()
     for i, entry in enumerate(Fields(data, source, ()).tables("check") or [], start=1):
         c = Fields(entry, source, CHECK_KEYS, table="check", index=i)
@@ -73,7 +74,7 @@ def parse_checks(data: dict[str, Any], source: Source) -> list[tuple[int, Check]
         if view is None or reference is None or actions is None:
             continue
         views.add(view)
-        checks.append((i, Check(view, name or humanize(view), reference, actions)))
+        checks.append((i, ViewCheck(view, name or humanize(view), reference, actions)))
     return checks
 
 

@@ -121,7 +121,7 @@ def validate(settings: Settings, path: Path | None, as_json: bool, jobs: int, no
       tcab catalog validate -j 4
       tcab catalog validate test-cases/end-to-end/easy/lights-out/v1.0.0
     """
-    from tcab.catalog.verify import verify_catalog
+    from tcab.seeding.verify import verify_catalog
 
     target = (path or settings.catalog_dir).resolve()
     if (target / "test-case.toml").exists() or (target / "test-case.toml").is_symlink():

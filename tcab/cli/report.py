@@ -42,6 +42,7 @@ def report(settings: Settings, db_path: Path | None, case: str | None, variant: 
     """
     from tcab.results.html import write_html
     from tcab.results.report import Filters, build_report, connect
+    from tcab.view.player import export_replay
 
     if as_json and as_csv:
         raise click.UsageError("--json and --csv are exclusive: choose one")
@@ -50,7 +51,8 @@ def report(settings: Settings, db_path: Path | None, case: str | None, variant: 
     try:
         result = build_report(conn, Filters(case=case, variant=variant, harness=harness),
                               database=str(path))
-        written = write_html(result, conn, html_dir, path.parent, settings.catalog_dir) if html_dir else None
+        written = write_html(result, conn, html_dir, path.parent, settings.catalog_dir,
+                                       export_replay=export_replay) if html_dir else None
     finally:
         conn.close()
     if as_json:

@@ -133,6 +133,8 @@ def _summary(console, record) -> None:
               help="Host environment variable passed into the session (repeatable); never written anywhere.")
 @click.option("--max-collect-mb", type=click.IntRange(min=1), default=2048, show_default=True,
               help="Refuse a collected tree larger than this.")
+@click.option("--max-collect-s", type=click.FloatRange(min=1, max=86400), default=600, show_default=True,
+              help="Refuse the collected tree when copying it out takes longer than this (seconds, at most 86400).")
 @click.option("--max-log-mb", type=click.IntRange(min=1, max=1 << 20), default=64, show_default=True,
               help="Cap raw.jsonl and events.jsonl each; output past it is counted and dropped.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
@@ -143,7 +145,7 @@ def _summary(console, record) -> None:
 @click.pass_obj
 def run(settings: Settings, case: str, version: str | None, variant: str | None, harness_slug: str,
         model: str | None, max_runtime: float | None, idle_timeout: float, runtime_name: str,
-        secrets: tuple[str, ...], max_collect_mb: int, max_log_mb: int, out: Path | None,
+        secrets: tuple[str, ...], max_collect_mb: int, max_collect_s: float, max_log_mb: int, out: Path | None,
         experimental: bool, as_json: bool, **kube) -> None:
     """Run harness H on CASE in a fresh container: seed the repository, install
     and probe the harness, run the case's init and the session under the max
@@ -195,7 +197,8 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
             model=model, max_runtime_s=max_runtime_s,
             idle_timeout_s=idle_timeout, runtime=runtime, secrets=secrets,
             max_log_bytes=max_log_mb * 1024 * 1024,
-            out_dir=out, limits=CollectLimits(max_bytes=max_collect_mb * 1024 * 1024),
+            out_dir=out, limits=CollectLimits(max_bytes=max_collect_mb * 1024 * 1024,
+                                                         max_seconds=max_collect_s),
             on_event=None if as_json else _printer(console), cancel=cancel,
         ))
     finally:

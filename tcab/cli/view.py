@@ -40,6 +40,10 @@ def view(settings: Settings, host: str, port: int, db_path: Path | None, open_br
 
     from tcab.view.app import ViewConfig, create_app
 
+    if not host.strip():
+        # An empty address binds every interface (and an empty Host would then pass).
+        raise click.BadParameter("an address is required (127.0.0.1 for this machine only)",
+                                 param_hint="--host")
     path = (db_path or settings.results_db).resolve()
     hosts = ("127.0.0.1", "localhost", "[::1]")
     if host not in ("127.0.0.1", "localhost", "::1"):

@@ -1,14 +1,18 @@
 """Aider's plain-text output (it has no structured output).
 
 Aider prints the model's answer, ``Applied edit to <path>`` for each file
-it changed, and after each model call one usage line::
+it changed, and after each model answer one usage line::
 
     Tokens: 2.6k sent, 1.0k cache write, 5.3k cache hit, 47 received. Cost: ...
 
 Counts of 1000 and more are printed rounded (``2.6k``, ``12k``) and are
 summed as printed. Its failure to fetch its price list (offline) is a
 warning, not a model failure. Everything else is read as the ``plain`` adapter reads
-it, including the model failures Aider exits 0 after.
+it, including the model failures Aider exits 0 after. A session with no usage
+line and no applied edit never got a model answer: ``harness_error``
+(:class:`~tcab.harnesses.events.AnswerWatch`); that is what an unreachable
+provider looks like once litellm's error line is wrapped or reworded, and
+Aider gives up after its retries and exits 0.
 
 Ceilings: Aider has no turn or budget limit (one ``--message`` is one
 exchange; ``--max-chat-history-tokens`` only starts summarising), so no Aider
@@ -19,7 +23,15 @@ from __future__ import annotations
 
 import re
 
-from tcab.harnesses.events import Event, PlainAdapter, Tokens, clip, strip_ansi
+from tcab.harnesses.events import (
+    AnswerWatch,
+    Event,
+    PlainAdapter,
+    Tokens,
+    Verdict,
+    clip,
+    strip_ansi,
+)
 
 _COUNT = r"(\d+(?:\.\d)?k|\d+)"
 _USAGE = re.compile(rf"^Tokens: {_COUNT} sent(?:, {_COUNT} cache write)?(?:, {_COUNT} cache hit)?, "
@@ -42,17 +54,23 @@ class AiderAdapter(PlainAdapter):
     def __init__(self) -> None:
         super().__init__()
         self._tokens = Tokens()
+        self._answers = AnswerWatch(("error", "warning", "message"))
 
     def feed(self, stream: str, line: str) -> list[Event]:
+        return self._answers.saw(self._feed(stream, line))
+
+    def _feed(self, stream: str, line: str) -> list[Event]:
         text = strip_ansi(line).strip()
         if stream == "stdout":
             usage = _USAGE.match(text)
             if usage:
                 sent, write, hit, received = (_count(g) for g in usage.groups())
                 self._tokens = self._tokens + Tokens(sent, received, hit, write, reported=True)
+                self._answers.answered = True
                 return [Event("system", clip(text))]
             applied = _APPLIED.match(text)
             if applied:
+                self._answers.answered = True
                 return [Event("write", clip(applied.group(1)))]
         if _PRICE_LIST in text:
             return [Event("warning", clip(text))]
@@ -60,3 +78,6 @@ class AiderAdapter(PlainAdapter):
 
     def tokens(self) -> Tokens:
         return self._tokens
+
+    def verdict(self) -> Verdict | None:
+        return super().verdict() or self._answers.verdict()

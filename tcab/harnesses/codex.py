@@ -19,15 +19,27 @@ after (e.g. "Model metadata ... not found").
 Ceilings: ``codex exec`` has no turn or budget limit of its own (its token
 budgets belong to the experimental "goals" feature, which exec does not
 set), so no Codex run ends ``limit_exceeded``. "You've hit your usage limit"
-is the account's plan refusing: ``harness_error``.
+is the account's plan refusing: ``harness_error``. A session with no
+completed turn and no item from the model is ``harness_error``
+(:class:`~tcab.harnesses.events.AnswerWatch`).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from tcab.harnesses.events import Event, Tokens, Verdict, _int, clip, strip_ansi
+from tcab.harnesses.events import (
+    AnswerWatch,
+    Event,
+    Tokens,
+    Verdict,
+    _dict,
+    _int,
+    _list,
+    clip,
+    parse_json_line,
+    strip_ansi,
+)
 from tcab.outcomes import RunStatus
 
 
@@ -46,14 +58,17 @@ class CodexJsonAdapter:
         self._turns = Tokens()
         self._legacy: Tokens | None = None
         self._error: str | None = None  # the last fatal error; cleared by a completed turn
+        self._answers = AnswerWatch()
 
     def feed(self, stream: str, line: str) -> list[Event]:
+        return self._answers.saw(self._feed(stream, line))
+
+    def _feed(self, stream: str, line: str) -> list[Event]:
         line = strip_ansi(line)
         if stream != "stdout":
             return [Event("warning", clip(line))] if line.strip() else []
-        try:
-            obj = json.loads(line)
-        except ValueError:
+        obj = parse_json_line(line)
+        if obj is None:
             return [Event("message", clip(line))] if line.strip() else []
         if not isinstance(obj, dict):
             return []
@@ -61,16 +76,17 @@ class CodexJsonAdapter:
             return self._legacy_event(obj["msg"])
         kind = obj.get("type", "")
         if kind == "thread.started":
-            return [Event("system", f"thread {obj.get('thread_id', '')}".strip())]
+            return [Event("system", clip(f"thread {obj.get('thread_id', '')}".strip(), 200))]
         if kind == "turn.completed":
-            usage = obj.get("usage") or {}
+            usage = _dict(obj.get("usage"))
             self._turns = self._turns + Tokens(
                 input=_int(usage.get("input_tokens")), output=_int(usage.get("output_tokens")),
                 cache_read=_int(usage.get("cached_input_tokens")), reported=True)
             self._error = None
+            self._answers.answered = True
             return []
         if kind == "turn.failed":
-            error = obj.get("error") if isinstance(obj.get("error"), dict) else {}
+            error = _dict(obj.get("error"))
             self._error = strip_ansi(str(error.get("message") or "turn failed"))
             return [Event("error", clip(self._error))]
         if kind == "error":
@@ -79,12 +95,16 @@ class CodexJsonAdapter:
                 return [Event("warning", clip(message), {"retry": True})]
             self._error = message or "error"
             return [Event("error", clip(message))]
-        if kind == "item.completed" or (kind == "item.started" and (obj.get("item") or {}).get("type") == "command_execution"):
-            return self._item(kind, obj.get("item") or {})
+        item = _dict(obj.get("item"))
+        if kind == "item.completed" or (kind == "item.started" and item.get("type") == "command_execution"):
+            return self._item(kind, item)
         return []
 
     def _item(self, kind: str, item: dict) -> list[Event]:
         itype = item.get("type")
+        if itype in ("agent_message", "reasoning", "command_execution", "file_change", "mcp_tool_call",
+                     "web_search", "todo_list"):
+            self._answers.answered = True  # what the model said or asked for
         if itype == "agent_message":
             return [Event("message", clip(str(item.get("text", ""))))]
         if itype == "command_execution":
@@ -96,9 +116,9 @@ class CodexJsonAdapter:
                               {"exit_code": code})]
             return []
         if itype == "file_change":
-            return [Event("read" if c.get("kind") == "read" else "write", str(c.get("path", "")),
-                          {"change": c.get("kind")})
-                    for c in item.get("changes") or [] if isinstance(c, dict)]
+            return [Event("read" if c.get("kind") == "read" else "write", clip(str(c.get("path", ""))),
+                          {"change": clip(str(c.get("kind")), 200)})
+                    for c in _list(item.get("changes")) if isinstance(c, dict)]
         if itype in ("mcp_tool_call", "web_search"):
             return [Event("command", clip(f"{itype} {item.get('tool') or item.get('query') or ''}".strip()))]
         if itype == "error":  # non-fatal: Codex carries on after these
@@ -107,32 +127,33 @@ class CodexJsonAdapter:
 
     def _legacy_event(self, msg: dict) -> list[Event]:
         mtype = msg.get("type")
+        if mtype in ("agent_message", "exec_command_begin", "patch_apply_begin", "token_count"):
+            self._answers.answered = True
         if mtype == "agent_message":
             return [Event("message", clip(str(msg.get("message", ""))))]
         if mtype == "exec_command_begin":
             return [Event("command", clip(_command_text(msg.get("command"))))]
         if mtype == "patch_apply_begin":
-            return [Event("write", str(path)) for path in (msg.get("changes") or {})]
+            return [Event("write", clip(str(path))) for path in _dict(msg.get("changes"))]
         if mtype == "error":
             return [Event("error", clip(str(msg.get("message", ""))))]
         if mtype == "token_count":
             info = msg.get("info", msg)
-            usage = info.get("total_token_usage", info) if isinstance(info, dict) else {}
+            usage = _dict(info.get("total_token_usage", info)) if isinstance(info, dict) else {}
             self._legacy = Tokens(
                 input=_int(usage.get("input_tokens")), output=_int(usage.get("output_tokens")),
                 cache_read=_int(usage.get("cached_input_tokens")), reported=True)
         return []
 
     def verdict(self) -> Verdict | None:
-        return Verdict(RunStatus.HARNESS_ERROR, clip(self._error, 500)) if self._error else None
+        if self._error:
+            return Verdict(RunStatus.HARNESS_ERROR, clip(self._error, 500))
+        return self._answers.verdict()
 
     def is_keepalive(self, stream: str, line: str) -> bool:
         if stream != "stdout" or "econnecting" not in line:
             return False
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            return False
+        obj = parse_json_line(line)
         return (isinstance(obj, dict) and obj.get("type") == "error"
                 and _reconnecting(str(obj.get("message", ""))))
 

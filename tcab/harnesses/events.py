@@ -3,10 +3,23 @@
 Kinds: ``message`` (the agent speaking), ``command`` (a shell command or
 other tool call), ``read``, ``write``, ``error``, ``warning``, ``system``.
 The run lifecycle adds the time and the stage when it writes them.
+
+Every output line is hostile: adapters decode JSON only through
+:func:`parse_json_line`, bounded in size (:data:`MAX_JSON_CHARS`) and
+nesting depth (:data:`MAX_JSON_DEPTH`); a line past a bound is kept as plain
+text, never an exception.
+
+A structured adapter (claude, codex, gemini, opencode, aider) also knows
+whether its harness ever got an answer from its model; a session that shows
+none is the verdict ``harness_error`` (:func:`no_answer`), whatever the exit
+code: a CLI that retried an unreachable provider and gave up with exit 0 did
+no work. Only the ``plain`` adapter cannot tell, and leaves it to the exit
+code.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,6 +39,11 @@ class Event:
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
+#: Largest token count kept per field: a hostile usage line cannot overflow
+#: the database's 64-bit integers (one field, or a sum over many lines).
+MAX_TOKENS = 10 ** 15
+
+
 @dataclass(frozen=True, slots=True)
 class Tokens:
     """Token usage a harness reported; all zero and ``reported=False`` when none."""
@@ -37,9 +55,9 @@ class Tokens:
     reported: bool = False
 
     def __add__(self, other: Tokens) -> Tokens:
-        return Tokens(self.input + other.input, self.output + other.output,
-                      self.cache_read + other.cache_read, self.cache_write + other.cache_write,
-                      self.reported or other.reported)
+        return Tokens(min(self.input + other.input, MAX_TOKENS), min(self.output + other.output, MAX_TOKENS),
+                      min(self.cache_read + other.cache_read, MAX_TOKENS),
+                      min(self.cache_write + other.cache_write, MAX_TOKENS), self.reported or other.reported)
 
     def to_json(self) -> dict[str, int] | None:
         if not self.reported:
@@ -87,7 +105,24 @@ class Adapter(Protocol):
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    """A count from decoded JSON: a non-negative integer up to MAX_TOKENS, else 0."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKENS
+    return value if ok else 0
+
+
+def _dict(value: Any) -> dict:
+    """``value`` when decoded JSON put an object there, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    """``value`` when decoded JSON put an array there, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str:
+    """``value`` when decoded JSON put a string there, else ""."""
+    return value if isinstance(value, str) else ""
 
 
 # CSI sequences (colours, cursor moves), OSC sequences (titles, links) and
@@ -111,9 +146,86 @@ MODEL_FAILURE = re.compile(
 RETRYING = re.compile(r"^\W*(retrying in \d|reconnecting\b|retrying\b.*attempt)", re.IGNORECASE)
 
 
+#: Longest line decoded as JSON (the exec layer already cuts lines at 1 MiB).
+MAX_JSON_CHARS = 1 << 20
+#: Deepest nesting decoded; deeper lines are plain text (json.loads would
+#: recurse once per level, and a line of "[" x 100,000 raised RecursionError).
+MAX_JSON_DEPTH = 64
+
+
+
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_INNERMOST = re.compile(r"\[\]|\{\}")
+
+
+def _nests_deeper(text: str, max_depth: int) -> bool:
+    """Whether valid JSON ``text`` nests containers deeper than ``max_depth``.
+
+    Its strings go (one left-to-right pass: in valid JSON each starts at a
+    real quote), then each pass removes the innermost bracket pairs, one
+    level at a time: all in the regex engine, no recursion."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    for _ in range(max_depth):
+        if not brackets:
+            return False
+        brackets = _INNERMOST.sub("", brackets)
+    return bool(brackets)
+
+
+def parse_json_line(line: str, *, max_chars: int = MAX_JSON_CHARS, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``line`` decoded as JSON when it is a JSON object or array of at most
+    ``max_chars`` characters nested at most ``max_depth`` deep, else None.
+
+    The decoder's own recursion stops at the interpreter's recursion limit
+    (RecursionError, caught: the line is not ours to decode); what decodes
+    is then held to ``max_depth``, so nothing downstream (event details,
+    redaction) recurses deeper than that."""
+    text = line.strip()
+    if not text or text[0] not in "[{" or len(text) > max_chars:
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    # Fewer opening brackets than the bound cannot nest past it.
+    if text.count("[") + text.count("{") > max_depth and _nests_deeper(text, max_depth):
+        return None
+    return value
+
+
 def clip(text: str, limit: int = 2000) -> str:
     """Events stay readable: long texts are cut with a marker."""
     return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more chars]"
+
+
+class AnswerWatch:
+    """What a structured adapter keeps to tell a session that never got a
+    model answer: whether one came (``answered``, set by the adapter) and the
+    last error or warning it saw, which says why not (``kinds``: the event
+    kinds that may say it; a plain-text harness prints its errors as text)."""
+
+    def __init__(self, kinds: tuple[str, ...] = ("error", "warning")) -> None:
+        self.answered = False
+        self._kinds = kinds
+        self._last_problem: str | None = None
+
+    def saw(self, events: list[Event]) -> list[Event]:
+        """``events``, noting the last of ``kinds`` among them (retry lines aside)."""
+        for event in events:
+            if event.kind in self._kinds and not RETRYING.search(event.text):
+                self._last_problem = event.text
+        return events
+
+    def verdict(self) -> Verdict | None:
+        """``harness_error`` when no model answer came (see :func:`no_answer`), else None."""
+        return None if self.answered else no_answer(self._last_problem)
+
+
+def no_answer(last_problem: str | None) -> Verdict:
+    """The verdict of a session that never got an answer from its model."""
+    why = f"; it last said: {clip(last_problem.strip(), 300)}" if last_problem and last_problem.strip() else ""
+    return Verdict(RunStatus.HARNESS_ERROR, f"the harness never got an answer from its model{why}")
 
 
 class PlainAdapter:
@@ -144,5 +256,6 @@ class PlainAdapter:
         return bool(RETRYING.search(strip_ansi(line)))
 
 
-__all__ = ["KINDS", "MODEL_FAILURE", "RETRYING", "Adapter", "Event", "PlainAdapter", "Tokens",
-           "Verdict", "clip", "strip_ansi", "_int"]
+__all__ = ["KINDS", "MAX_JSON_CHARS", "MAX_JSON_DEPTH", "MAX_TOKENS", "MODEL_FAILURE", "RETRYING", "Adapter",
+           "AnswerWatch", "Event", "PlainAdapter", "Tokens", "Verdict", "clip", "no_answer", "parse_json_line",
+           "strip_ansi", "_dict", "_int", "_list", "_text"]

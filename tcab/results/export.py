@@ -1,4 +1,10 @@
-"""The report as plain data: a JSON document, or flat tables for CSV."""
+"""The report as plain data: a JSON document, or flat tables for CSV.
+
+A CSV table's fields are its columns' fields as :mod:`tcab.results.columns`
+defines them (every column, the ones only data carries included), each row
+led by its case, version and variant (and a standings row by its
+tournament).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +13,10 @@ import dataclasses
 import io
 import json
 
+from tcab.results.columns import csv_header, csv_values
 from tcab.results.report import Report
-from tcab.results.schema import RUN_STATUSES
 
-CSV_TABLES = ("runs", "players", "standings", "baselines")
+CSV_TABLES = ("runs", "players", "standings", "baselines", "reviews")
 
 
 def report_json(report: Report) -> str:
@@ -21,54 +27,26 @@ def report_json(report: Report) -> str:
 def report_csv(report: Report, table: str) -> str:
     """One section of the report as CSV, each row led by its case, version and variant.
 
-    ``table`` is one of runs, players, standings, baselines.
+    ``table`` is one of CSV_TABLES.
     """
     if table not in CSV_TABLES:
         raise ValueError(f"unknown table {table!r}: expected one of {', '.join(CSV_TABLES)}")
-    headers, rows = _flatten(report, table)
+    lead = ["tournament"] if table == "standings" else []
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["case_slug", "case_version", "variant", *headers])
-    writer.writerows(rows)
+    writer.writerow(["case_slug", "case_version", "variant", *lead, *csv_header(table)])
+    for g in report.groups:
+        key = [g.case_slug, g.case_version, g.variant]
+        if table == "standings":
+            for t in g.tournaments:
+                writer.writerows([*key, t.id, *map(_f, csv_values(table, s))] for s in t.standings)
+        else:
+            writer.writerows([*key, *map(_f, csv_values(table, row))] for row in getattr(g, table))
     return buf.getvalue()
 
 
-def _flatten(report: Report, table: str) -> tuple[list[str], list[list]]:
-    rows: list[list] = []
-    if table == "runs":
-        headers = ["harness", "model", "runs", *RUN_STATUSES, "builds_ok", "builds",
-                   "validations_passed", "validations", "tokens_input", "tokens_output", "tokens_cache_read", "tokens_cache_write",
-                   "mean_duration_s", "total_duration_s"]
-        for g in report.groups:
-            for s in g.runs:
-                rows.append([g.case_slug, g.case_version, g.variant, s.harness, s.model or "",
-                             s.runs, *(s.outcomes[k] for k in RUN_STATUSES), s.builds_ok, s.builds,
-                             s.validations_passed, s.validations, s.tokens_input, s.tokens_output, s.tokens_cache_read,
-                             s.tokens_cache_write, _f(s.mean_duration_s), _f(s.total_duration_s)])
-    elif table == "players":
-        headers = ["label", "matches", "wins", "draws", "losses", "forfeits", "win_rate"]
-        for g in report.groups:
-            for p in g.players:
-                rows.append([g.case_slug, g.case_version, g.variant, p.label, p.matches, p.wins,
-                             p.draws, p.losses, p.forfeits, _f(p.win_rate)])
-    elif table == "standings":
-        headers = ["tournament", "rank", "label", "module_sha256", "rating", "ci_low", "ci_high",
-                   "wins", "draws", "losses", "forfeits", "source", "harness", "model"]
-        for g in report.groups:
-            for t in g.tournaments:
-                for s in t.standings:
-                    rows.append([g.case_slug, g.case_version, g.variant, t.id, s.rank, s.label,
-                                 s.module_sha256, _f(s.rating), _f(s.ci_low), _f(s.ci_high),
-                                 s.wins, s.draws, s.losses, s.forfeits, s.source or "",
-                                 s.harness or "", s.model or ""])
-    else:
-        headers = ["source", "status", "module_sha256"]
-        for g in report.groups:
-            for b in g.baselines:
-                rows.append([g.case_slug, g.case_version, g.variant, b.source, b.status,
-                             b.module_sha256 or ""])
-    return headers, rows
-
-
-def _f(value: float | None) -> str:
-    return "" if value is None else f"{value:.6g}"
+def _f(value):
+    """A CSV cell: None empty, a float in 6 significant digits, the rest as it is."""
+    if value is None:
+        return ""
+    return f"{value:.6g}" if isinstance(value, float) else value

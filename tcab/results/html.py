@@ -3,10 +3,11 @@
 Links to run folders are relative to the page, so the results folder and
 the report can be moved or served together. Each replay is linked to a page
 of its own written next to the report (``replays/<match key>.html``, made by
-:func:`tcab.view.player.export_replay`): the case's renderer with the replay
-inside, which plays from ``file://``. Without a catalog, or for a replay that
-cannot be exported (no renderer, unreadable file), the link is the raw
-``.json.gz``. A relative
+:func:`tcab.view.player.export_replay`, which the caller passes: the report
+sits below the view, tests/core/test_import_graph.py): the case's renderer
+with the replay inside, which plays from ``file://``. Without a catalog or
+an exporter, or for a replay that cannot be exported (no renderer,
+unreadable file), the link is the raw ``.json.gz``. A relative
 ``run_dir`` or ``replay_path`` in the database is taken relative to the
 results folder (the folder holding results.db).
 """
@@ -16,18 +17,25 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
 
 from tcab.atomic import write_text
 from tcab.outcomes import RunStatus
 from tcab.results.charts import outcome_chart, rating_chart
+from tcab.results.columns import Table, group_tables, secs
 from tcab.results.report import GroupReport, Report, recent_runs, tournament_replays
 
 RUNS_PER_GROUP = 50
 # A match key names the exported page: only plain hex keys become file names.
 _KEY = re.compile(r"[0-9a-f]{16,128}")
 REPLAYS_PER_TOURNAMENT = 100
+
+# The page runs no script and loads nothing: every text of it is escaped, and
+# were one not, it could still reach no network (links are only followed).
+REPORT_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+              "form-action 'none'")
 
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
@@ -37,17 +45,19 @@ th,td{padding:3px 9px;border-bottom:1px solid #eee;text-align:right}
 th{background:#f5f5f5}td{white-space:nowrap}td.l,th.l{text-align:left}.muted{color:#777}
 .chart text{font:12px system-ui,sans-serif;fill:#222}.chart .legend{font-size:11px;fill:#555}
 code{font-size:12px}.status{display:inline-block;width:.8em;height:.8em;border-radius:2px}
-details{margin:.4em 0 1em}
+details{margin:.4em 0 1em}td.bad{color:#c62828}td.good{color:#2e7d32}
 """
 
 
 def write_html(report: Report, conn: sqlite3.Connection, out_dir: Path | str,
-               results_dir: Path | str, catalog_dir: Path | str | None = None) -> Path:
+               results_dir: Path | str, catalog_dir: Path | str | None = None, *,
+               export_replay: Callable[[Path, Path, Path], Path] | None = None) -> Path:
     """Write ``out_dir/index.html`` atomically and return its path; with
-    ``catalog_dir``, also one playable page per linked replay (``out_dir/replays/``)."""
+    ``catalog_dir`` and ``export_replay`` (``tcab.view.player.export_replay``),
+    also one playable page per linked replay (``out_dir/replays/``)."""
     out_dir = Path(out_dir).resolve()
     results_dir = Path(results_dir).resolve()
-    linker = _Linker(out_dir, results_dir, Path(catalog_dir) if catalog_dir else None)
+    linker = _Linker(out_dir, results_dir, Path(catalog_dir) if catalog_dir else None, export_replay)
     body = [f"<h1>tcab report</h1><p class=muted>{escape(report.database)} · schema "
             f"{report.schema_version} · " + " · ".join(
                 f"{n:,} {t}" for t, n in report.totals.items()) + "</p>"]
@@ -57,6 +67,7 @@ def write_html(report: Report, conn: sqlite3.Connection, out_dir: Path | str,
     for group in report.groups:
         body.append(_group(group, conn, linker))
     page = ("<!doctype html><html lang=en><head><meta charset=utf-8>"
+            f'<meta http-equiv="Content-Security-Policy" content="{REPORT_CSP}">'
             "<meta name=viewport content='width=device-width,initial-scale=1'>"
             f"<title>tcab report</title><style>{_CSS}</style></head><body>"
             + "\n".join(body) + "</body></html>\n")
@@ -68,23 +79,24 @@ def write_html(report: Report, conn: sqlite3.Connection, out_dir: Path | str,
 
 
 class _Linker:
-    def __init__(self, out_dir: Path, results_dir: Path, catalog_dir: Path | None = None):
+    def __init__(self, out_dir: Path, results_dir: Path, catalog_dir: Path | None = None,
+                 export_replay: Callable[[Path, Path, Path], Path] | None = None):
         self.out_dir = out_dir
         self.results_dir = results_dir
         self.catalog_dir = catalog_dir
+        self.export_replay = export_replay
 
     def replay(self, key: str, stored: str | None) -> str | None:
         """A link to the exported page of a replay, or to the raw file when it cannot be exported."""
-        if not stored or self.catalog_dir is None or not _KEY.fullmatch(key):
+        if not stored or self.catalog_dir is None or self.export_replay is None or not _KEY.fullmatch(key):
             return self.href(stored)
         from tcab.errors import TcabError
-        from tcab.view.player import export_replay
 
         source = Path(stored) if Path(stored).is_absolute() else self.results_dir / stored
         page = self.out_dir / "replays" / f"{key}.html"
         try:
             page.parent.mkdir(parents=True, exist_ok=True)
-            export_replay(source, page, self.catalog_dir)
+            self.export_replay(source, page, self.catalog_dir)
         except (TcabError, OSError):
             return self.href(stored)
         return f"replays/{key}.html"
@@ -112,13 +124,51 @@ def _toc(report: Report) -> str:
     return f"<ul>{items}</ul>" if items else ""
 
 
-def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
+def _table(headers: list[str], rows: list[list[str]], left: int = 1, key: str = "") -> str:
     head = "".join(f'<th class="{"l" if i < left else ""}">{h}</th>' for i, h in enumerate(headers))
     body = "".join(
         "<tr>" + "".join(f'<td class="{"l" if i < left else ""}">{c}</td>' for i, c in enumerate(r))
         + "</tr>" for r in rows
     )
-    return f"<table><tr>{head}</tr>{body}</table>"
+    data = f' data-table="{key}"' if key else ""
+    return f"<table{data}><tr>{head}</tr>{body}</table>"
+
+
+def _columns_table(table: Table, linker: _Linker) -> str:
+    """One report table, its columns as :mod:`tcab.results.columns` defines them."""
+    cols = table.columns
+    head = "".join(f'<th class="{"l" if c.align == "left" else ""}">{_heading(c)}</th>' for c in cols)
+    rows = []
+    for row in table.rows:
+        cells = []
+        for c in cols:
+            tone = c.tone(row) if c.tone else ""
+            cls = " ".join(x for x in ("l" if c.align == "left" else "", _TONE.get(tone, "")) if x)
+            cells.append(f'<td class="{cls}">{_cell(c, row, linker)}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f'<table data-table="{table.key}"><tr>{head}</tr>{"".join(rows)}</table>'
+
+
+_TONE = {"bad": "bad", "good": "good", "muted": "muted"}
+_STATUSES = {s.value: s for s in RunStatus}
+
+
+def _heading(c) -> str:
+    title = escape(c.title)
+    if c.key in _STATUSES:
+        status = _STATUSES[c.key]
+        return (f'<span class=status style="background:{status.colour}"></span> '
+                f'<abbr title="{escape(status)}">{title}</abbr>')
+    return f'<abbr title="{escape(c.help)}">{title}</abbr>' if c.help else title
+
+
+def _cell(c, row, linker: _Linker) -> str:
+    text = c.text(row)
+    if c.key == "origin" and row.harness:
+        return _link(linker.href(row.run_dir), text)
+    if c.key == "review_run":
+        return _link(linker.href(row.run_dir), text)
+    return escape(text)
 
 
 def _typecheck_cell(status: str | None) -> str:
@@ -134,85 +184,30 @@ def _link(href: str | None, text: str) -> str:
 
 def _group(group: GroupReport, conn: sqlite3.Connection, linker: _Linker) -> str:
     out = [f'<h2 id="{_anchor(group)}">{_title(group)}</h2>']
-    if group.runs:
-        out.append("<h3>Runs</h3>")
-        out.append(outcome_chart(group.runs))
-        rows = []
-        types = any(s.typechecks for s in group.runs)  # only where a case declares [toolchain]
-        for s in group.runs:
-            rows.append([escape(s.harness), escape(s.model or "—"), f"{s.runs:,}",
-                         *(f"{s.outcomes[k]:,}" for k in RunStatus),
-                         f"{s.builds_ok}/{s.builds}",
-                         f"{s.validations_passed}/{s.validations}" if s.validations else "—",
-                         *([(f"{s.typechecks_passed}/{s.typechecks}" + (f" ({s.broken} broken)" if s.broken else ""))
-                            if s.typechecks else "—"] if types else []),
-                         f"{s.tokens_input:,}", f"{s.tokens_output:,}",
-                         _secs(s.mean_duration_s)])
-        headers = ["harness", "model", "runs",
-                   *(f'<span class=status style="background:{k.colour}"></span> '
-                     f'<abbr title="{k}">{k.label}</abbr>' for k in RunStatus),
-                   "builds ok", "validated", *(['<abbr title="[toolchain].typecheck passed/ran; a failure '
-                                                'rates the run broken">typecheck</abbr>'] if types else []),
-                   "tokens in", "tokens out", "mean time"]
-        out.append(_table(headers, rows, left=2))
-        runs = recent_runs(conn, group.case_slug, group.case_version, group.variant, RUNS_PER_GROUP)
-        out.append(f"<details><summary>Latest {len(runs)} runs</summary>" + _table(
-            ["run", "harness", "model", "status", "started", "time", "typecheck"],
-            [[_link(linker.href(r[6]), r[0]), escape(r[1]), escape(r[2] or "—"), escape(r[3]),
-              escape(r[4] or ""), _secs(r[5]), _typecheck_cell(r[7])] for r in runs], left=5) + "</details>")
-    if group.baselines:
-        out.append("<h3>Baselines</h3>" + _table(
-            ["build", "status", "module"],
-            [[escape(b.source), escape(b.status), f"<code>{escape((b.module_sha256 or '')[:12])}</code>"]
-             for b in group.baselines], left=3))
-    for t in group.tournaments:
-        out.append(f"<h3>Tournament {escape(t.id)}</h3><p class=muted>{escape(t.structure or '')}"
-                   f" · {t.rounds or '?'} rounds · {t.matches} matches · seed {t.seed}"
-                   f" · finished {escape(t.finished_at or '—')}</p>")
-        out.append(rating_chart(t.standings))
-        out.append(_table(
-            ["rank", "participant", "from", "rating", "interval", "W", "D", "L", "F"],
-            [[str(s.rank or "—"), escape(s.label), _origin(s, linker),
-              _num(s.rating), _interval(s.ci_low, s.ci_high),
-              *(str(v if v is not None else "—") for v in (s.wins, s.draws, s.losses, s.forfeits))]
-             for s in t.standings], left=3))
-        replays = tournament_replays(conn, t.id, REPLAYS_PER_TOURNAMENT)
-        out.append(f"<details><summary>{len(replays)} matches and replays</summary>" + _table(
-            ["round", "pairing", "match", "winner seat", "reason", "ticks"],
-            [[str(r[0]), escape(r[1] or ""), _link(linker.replay(r[2], r[6]), r[2][:12]),
-              str(r[3] if r[3] is not None else "draw"), escape(r[4] or ""), str(r[5] or "")]
-             for r in replays], left=3) + "</details>")
-    if group.reviews:
-        out.append("<h3>Human reviews</h3>" + _table(
-            ["run", "harness", "model", "reviewer", "checklist", "rating", "reviews", "reviewed"],
-            [[_link(linker.href(r.run_dir), r.run_id), escape(r.harness), escape(r.model or "—"),
-              escape(r.reviewer), f"{r.score:g}/{r.max_score:g}", escape(r.rating or "—"), str(r.reviews),
-              escape(r.reviewed_at)] for r in group.reviews], left=4))
-    if group.players:
-        out.append("<h3>All recorded matches</h3>" + _table(
-            ["participant", "matches", "W", "D", "L", "F", "win rate"],
-            [[escape(p.label), f"{p.matches:,}", f"{p.wins:,}", f"{p.draws:,}", f"{p.losses:,}",
-              f"{p.forfeits:,}", f"{p.win_rate:.1%}"] for p in group.players]))
+    for table in group_tables(group):
+        if table.key == "runs":
+            out.append("<h3>Runs</h3>")
+            out.append(outcome_chart(group.runs))
+            out.append(_columns_table(table, linker))
+            runs = recent_runs(conn, group.case_slug, group.case_version, group.variant, RUNS_PER_GROUP)
+            out.append(f"<details><summary>Latest {len(runs)} runs</summary>" + _table(
+                ["run", "harness", "model", "status", "started", "time", "typecheck"],
+                [[_link(linker.href(r[6]), r[0]), escape(r[1]), escape(r[2] or "—"), escape(r[3]),
+                  escape(r[4] or ""), escape(secs(r[5])), _typecheck_cell(r[7])] for r in runs], left=5)
+                + "</details>")
+        elif table.key == "standings":
+            t = table.subject
+            out.append(f"<h3>Tournament {escape(t.id)}</h3><p class=muted>{escape(t.structure or '')}"
+                       f" · {t.rounds or '?'} rounds · {t.matches} matches · seed {t.seed}"
+                       f" · finished {escape(t.finished_at or '—')}</p>")
+            out.append(rating_chart(t.standings))
+            out.append(_columns_table(table, linker))
+            replays = tournament_replays(conn, t.id, REPLAYS_PER_TOURNAMENT)
+            out.append(f"<details><summary>{len(replays)} matches and replays</summary>" + _table(
+                ["round", "pairing", "match", "winner seat", "reason", "ticks"],
+                [[str(r[0]), escape(r[1] or ""), _link(linker.replay(r[2], r[6]), r[2][:12]),
+                  str(r[3] if r[3] is not None else "draw"), escape(r[4] or ""), str(r[5] or "")]
+                 for r in replays], left=3) + "</details>")
+        else:
+            out.append(f"<h3>{escape(table.title)}</h3>" + _columns_table(table, linker))
     return "\n".join(out)
-
-
-def _origin(s, linker: _Linker) -> str:
-    if s.source is None:
-        return "—"
-    if s.harness:
-        return _link(linker.href(s.run_dir), s.harness + (f" / {s.model}" if s.model else ""))
-    return escape(s.source)
-
-
-def _secs(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.1f} s" if value < 120 else f"{value / 60:.1f} min"
-
-
-def _num(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}"
-
-
-def _interval(low: float | None, high: float | None) -> str:
-    return "—" if low is None or high is None else f"[{low:.2f}, {high:.2f}]"

@@ -126,6 +126,7 @@ class GroupReport:
     case_version: str
     variant: str
     runs: tuple[RunSummary, ...] = ()
+    case_type: str | None = None    # as its runs recorded it; None without runs
     baselines: tuple[BaselineBuild, ...] = ()
     players: tuple[PlayerSummary, ...] = ()
     tournaments: tuple[TournamentReport, ...] = ()
@@ -197,9 +198,16 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(),
         for (slug, version), _ in baselines.items():
             if not any(k[:2] == (slug, version) for k in groups):
                 group((slug, version, ""))
+    types: dict[tuple[str, str], str | None] = {}
+    for key, parts in groups.items():
+        if parts["runs"] and key[:2] not in types:
+            # One indexed lookup per case version (the report index leads with it).
+            row = conn.execute("SELECT case_type FROM runs WHERE case_slug = ? AND case_version = ? LIMIT 1",
+                               key[:2]).fetchone()
+            types[key[:2]] = row[0] if row else None
     reports = tuple(
         GroupReport(
-            case_slug=key[0], case_version=key[1], variant=key[2],
+            case_slug=key[0], case_version=key[1], variant=key[2], case_type=types.get(key[:2]),
             runs=tuple(parts["runs"]), baselines=tuple(baselines.get(key[:2], ())),
             players=tuple(parts["players"]), tournaments=tuple(parts["tournaments"]),
             reviews=tuple(parts["reviews"]),

@@ -85,7 +85,7 @@ def loose_chunks(fh: BinaryIO, budget: GitBudget) -> Iterator[bytes]:
     budget.spend(objects=1)
 
 
-class _Reader:
+class _PackReader:
     """A pack file read forward, with the offset of each byte."""
 
     def __init__(self, fh: BinaryIO):
@@ -177,7 +177,7 @@ def _apply_delta(base: bytes, delta: bytes, budget: GitBudget) -> bytes:
 
 def pack_objects(fh: BinaryIO, budget: GitBudget) -> Iterator[bytes]:
     """Every object of a pack, whole (deltas applied), in pack order."""
-    r = _Reader(fh)
+    r = _PackReader(fh)
     if r.take(4) != b"PACK":
         raise Unreadable("not a git pack")
     version = int.from_bytes(r.take(4), "big")

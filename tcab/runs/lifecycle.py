@@ -207,6 +207,7 @@ def _run_record(state: RunState, case: CaseVersion, variant: Variant, seed: _See
         tokens=outcome.tokens,
         artifact_digest=outcome.artifact_digest, files=outcome.files, bytes=outcome.bytes,
         refused=tuple(outcome.refused), plan_digest=options.plan_digest, environment=outcome.environment,
+        secrets=tuple(state.secrets),
     )
 
 

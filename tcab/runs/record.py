@@ -3,7 +3,9 @@
 The record names everything that decided the run (case version and digest,
 variant, harness and its probed version, model, image digest, runtime, seed
 commit) and what came of it (status with detail, per-stage durations,
-tokens, artifact digest, what collection refused).
+tokens, artifact digest, what collection refused). ``secrets`` names (never
+the values) the host variables the session was given, so that whatever reads
+the run's output later (validation) redacts them too.
 
 ``RunRecord.write`` is the one writer of ``run.json``; :func:`load_run` its
 one reader (the exact inverse), and :func:`find_run` turns a run id given on
@@ -40,6 +42,8 @@ MAX_RUN_JSON_BYTES = 64 * 1024 * 1024
 MAX_RUN_ID_CHARS = 200
 #: ``environment`` (the image's tool versions) holds at most this many keys.
 MAX_ENVIRONMENT_KEYS = 32
+#: ``secrets`` (the names of the variables a run was given) holds at most this many.
+MAX_SECRET_NAMES = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +98,9 @@ class RunRecord:
     #: The image's tool versions ({"os", "node", "npm", "python", "pip"}), probed
     #: after the container started; None when unknown (or an older record).
     environment: dict[str, str | None] | None = None
+    #: The names of the secrets the session was given (declared by the harness
+    #: or passed with --secret); the values are never recorded.
+    secrets: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -136,6 +143,7 @@ class RunRecord:
             },
             "plan_digest": self.plan_digest,
             "environment": self.environment,
+            "secrets": list(self.secrets),
         }
 
     def write(self) -> Path:
@@ -246,6 +254,18 @@ def _environment(doc: _Doc) -> dict[str, str | None] | None:
     return dict(env.data)
 
 
+def _secret_names(doc: _Doc) -> tuple[str, ...]:
+    if doc.data.get("secrets") is None:  # absent in records written before it existed
+        return ()
+    names = doc.data["secrets"]
+    if not isinstance(names, list) or len(names) > MAX_SECRET_NAMES:
+        raise doc._fail("secrets", f"expected an array of at most {MAX_SECRET_NAMES} variable names")
+    for name in names:
+        if not isinstance(name, str) or not name or len(name) > 255 or "=" in name or "\0" in name:
+            raise doc._fail("secrets", f"expected variable names, got {json.dumps(name)[:80]}")
+    return tuple(names)
+
+
 def _stage(doc: _Doc) -> StageRecord:
     return StageRecord(doc.str("stage"), doc.str("status"), doc.str("started_at"), doc.seconds("duration_s"),
                        doc.opt_int("exit_code"), doc.str("detail"))
@@ -277,7 +297,7 @@ def _record(path: Path, data: Any) -> RunRecord:
         tokens=_tokens(doc), artifact_digest=artifact.opt_str("digest"), files=artifact.int("files"),
         bytes=artifact.int("bytes"),
         refused=tuple(Refusal(r.str("path"), r.str("reason")) for r in artifact.objs("refused")),
-        plan_digest=doc.opt_str("plan_digest"), environment=_environment(doc),
+        plan_digest=doc.opt_str("plan_digest"), environment=_environment(doc), secrets=_secret_names(doc),
     )
 
 

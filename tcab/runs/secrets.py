@@ -9,9 +9,12 @@ name does) is refused instead of landing on the host.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 #: Values shorter than this are not redacted: they would mangle every log
 #: line (a one-letter "secret" matches everywhere) and are not credentials.
@@ -54,6 +57,24 @@ class Redactor:
             return {self.redact(str(k)): self.redact_data(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [self.redact_data(v) for v in value]
+        return value
+
+    def redact_fields(self, value: T) -> T:
+        """``value`` with every string in it redacted: a (frozen) dataclass
+        field by field, tuples, lists and dicts item by item, keys included.
+        For a finished record (a validation) whose every text came from the
+        run's own code."""
+        if not self._pairs:
+            return value
+        if isinstance(value, str):
+            return self.redact(value)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return dataclasses.replace(value, **{f.name: self.redact_fields(getattr(value, f.name))
+                                                 for f in dataclasses.fields(value) if f.init})
+        if isinstance(value, Mapping):
+            return {self.redact_fields(k): self.redact_fields(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(self.redact_fields(v) for v in value)
         return value
 
     def stream(self) -> StreamRedactor:

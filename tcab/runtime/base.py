@@ -13,7 +13,7 @@ out, and removes it. Two kinds of failure are kept apart on purpose:
   can never come back dressed as a command result and be blamed on a model.
 
 Every method's "Raises" section below is the contract each backend honours;
-``tests/runtime/test_runtime_conformance.py`` is what "a backend works" means.
+``tests/runtime/test_conformance.py`` is what "a backend works" means.
 """
 
 from __future__ import annotations
@@ -162,12 +162,18 @@ class Refusal:
 class CollectLimits:
     """Bounds on a tree copied out of a container (written by untrusted code).
 
-    - ``max_bytes``: bytes written to the host for the whole tree (the data
-      of regular files; the holes of a sparse file are neither written nor
-      counted). Over it, the whole tree is refused.
+    - ``max_bytes``: the *apparent* size of the tree's regular files (and of
+      the copies its hardlinks become), counted at each entry's header,
+      before its data is read: a sparse file counts its whole length (its
+      holes cost nothing to write, but reading them costs the engine seconds
+      per GiB). Over it, the whole tree is refused, the rest unread.
     - ``max_file_bytes``: apparent size of one file; a larger file is
       refused alone (listed), the rest is kept.
-    - ``max_entries``: entries in the archive; over it, the whole tree is refused.
+    - ``max_entries``: entries in the archive plus refusals that are not
+      entries of it (files the collector could not read, paths pruned in the
+      container); over it, the whole tree is refused.
+    - ``max_seconds``: wall time of the whole copy-out (reading the archive,
+      pruning, the checks); over it, the whole tree is refused.
     - ``max_depth``/``max_path_bytes``: components and UTF-8 bytes of one
       path relative to the tree (also bounds a symlink's target); a deeper or
       longer entry is refused alone, so no path nears the host's PATH_MAX.
@@ -186,12 +192,13 @@ class CollectLimits:
     max_git_bytes: int = 256 * 1024**2
     max_git_objects: int = 200_000
     max_git_scan_s: float = 120.0
+    max_seconds: float = 600.0
 
     def __post_init__(self) -> None:
         for name in self.__slots__:
             value = getattr(self, name)
             number = isinstance(value, int | float) and not isinstance(value, bool)
-            if name != "max_git_scan_s" and not isinstance(value, int):
+            if name not in ("max_git_scan_s", "max_seconds") and not isinstance(value, int):
                 number = False
             if not number or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"CollectLimits.{name}: expected a positive finite number, got {value!r}")
@@ -200,12 +207,21 @@ class CollectLimits:
 @dataclass(frozen=True, slots=True)
 class CollectReport:
     """What landed on the host: counts, total file bytes, and what was refused.
-    ``truncated`` is True when the whole tree was refused for a limit."""
+    ``truncated`` is True when the whole tree was refused for a limit.
+    ``refused`` is bounded (the collector lists at most
+    :data:`~tcab.runtime.collect.MAX_REFUSALS_LISTED`, then one entry saying
+    how many more); ``refused_count`` is how many there were in all (None
+    given: ``len(refused)``)."""
 
     files: int
     bytes: int
     refused: tuple[Refusal, ...] = ()
     truncated: bool = False
+    refused_count: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.refused_count is None:
+            object.__setattr__(self, "refused_count", len(self.refused))
 
 
 @runtime_checkable

@@ -8,9 +8,11 @@ downstream picks a backend of its own: a step that gets a choice opens it
 (:meth:`RuntimeChoice.open`), so a plan with ``backend: kubernetes`` builds
 and validates in pods, not on the local socket.
 
-Every setting is defined once, in :data:`SETTINGS`: its name (the plan key;
-``--k8s-<name>`` for a kubernetes one), which backend takes it (None: a run
-limit every backend takes), its kind and its help. The plan schema, the
+Every setting is defined once, in :data:`SETTINGS` (the kubernetes ones
+beside their checks, :data:`tcab.runtime.kubernetes.config.KUBE_SETTINGS`):
+its name (the plan key; ``--k8s-<name>`` for a kubernetes one), which
+backend takes it (None: a run limit every backend takes), its kind and its
+help. The plan schema, the
 ``--k8s-*`` options and :class:`~tcab.runtime.kubernetes.config.KubeSettings`
 are derived from it.
 """
@@ -22,8 +24,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tcab.runtime.kubernetes.config import KUBE_SETTINGS, check_option
+from tcab.runtime.setting import Setting
+
 if TYPE_CHECKING:
     from tcab.runtime.base import ImageInfo, Runtime
+
+__all__ = ["BACKENDS", "BY_NAME", "SETTINGS", "RuntimeChoice", "Setting", "check_setting", "open_runtime"]
 
 #: The runtime limits' ceiling in seconds (about three years): a plan reads
 #: integers of any length, and float() turns a 400-digit one into infinity,
@@ -31,33 +38,12 @@ if TYPE_CHECKING:
 MAX_LIMIT_S = 10**8
 
 
-@dataclass(frozen=True, slots=True)
-class Setting:
-    """One runtime setting: ``kind`` is ``text``, ``seconds`` (a positive
-    integer up to MAX_LIMIT_S) or ``names`` (a comma-separated list)."""
-
-    name: str
-    backend: str | None  # None: every backend (a run limit)
-    kind: str
-    help: str
-
-    @property
-    def flag(self) -> str:
-        """The ``tcab run`` option of a kubernetes setting."""
-        return f"--k8s-{self.name.replace('_', '-')}"
-
-
 SETTINGS: tuple[Setting, ...] = (
     Setting("base_url", "docker", "text", "The engine socket (default: DOCKER_HOST)."),
     Setting("idle_timeout_s", None, "seconds", "Kill the session after this long without output."),
     Setting("max_runtime_s", None, "seconds", "Wall-clock cap of a run (default: the case's max_runtime_hours)."),
     Setting("secrets", None, "names", "Host environment variables passed into sessions as secrets."),
-    Setting("context", "kubernetes", "text", "Kubeconfig context (default: the current one; in a pod: in-cluster)."),
-    Setting("namespace", "kubernetes", "text", "Namespace of the run pods (default: tcab)."),
-    Setting("cpu", "kubernetes", "text", "CPU request and limit of a run pod, e.g. 2 or 1500m."),
-    Setting("memory", "kubernetes", "text", "Memory request and limit of a run pod, e.g. 4Gi."),
-    Setting("node_selector", "kubernetes", "text", "Node labels a run pod needs, key=value[,key=value]."),
-    Setting("image_pull_secret", "kubernetes", "text", "Secret the cluster pulls the run image with."),
+    *KUBE_SETTINGS,
 )
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
 BACKENDS: tuple[str, ...] = ("docker", "kubernetes")
@@ -86,9 +72,6 @@ def check_setting(backend: str, name: str, value: object) -> object:
         return tuple(n.strip() for n in items if n.strip())
     text = str(value).strip()
     if setting.backend == "kubernetes":
-        # In the function: the kubernetes checks; only a kubernetes setting pays for them.
-        from tcab.runtime.kubernetes.config import check_option
-
         text = check_option(name, text)
     return text
 

@@ -15,11 +15,15 @@ checked before anything touches the disk. Refused alone, and listed:
 - devices, FIFOs and any other special file; duplicate names; an entry
   whose parent is a file or a symlink.
 
-A tree that writes more than ``limits.max_bytes`` to the host (or has more
-than ``limits.max_entries`` entries) is refused as a whole and nothing is
-kept: the stream is read only up to the limit. Runs of zeros are written as
-holes, so a sparse file costs the host what it cost the container, and the
-bytes counted are the bytes written. Symlinks are created after every file,
+A tree whose files' apparent sizes add up to more than ``limits.max_bytes``
+(counted at each header, before the data is read: a sparse file counts its
+length, since the engine reads every byte of its holes), that has more than
+``limits.max_entries`` entries and refusals, or whose collection takes more
+than ``limits.max_seconds`` is refused as a whole and nothing is kept: the
+stream is read only up to the limit. Refusals are listed up to
+:data:`MAX_REFUSALS_LISTED`, then counted (:class:`Tally`). Runs of zeros
+are written as holes, so a sparse file costs the host what it cost the
+container. Symlinks are created after every file,
 then checked, so no file is ever written through one; files are opened with
 O_NOFOLLOW|O_EXCL. Setuid, setgid and sticky bits are dropped. An archive
 that ends without its end marker (the engine stopped mid-way) raises
@@ -34,6 +38,7 @@ import posixpath
 import shutil
 import stat
 import tarfile
+import time
 from pathlib import Path
 from typing import BinaryIO
 
@@ -53,6 +58,8 @@ _LINK_STEPS_PER_ENTRY = 64
 #: anything else (disk full, I/O) is the host failing and propagates.
 _ENTRY_ERRNOS = {errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG, errno.ELOOP,
                  errno.EILSEQ, errno.EINVAL}
+#: Refusals listed one by one; past it they are only counted (one closing entry says how many).
+MAX_REFUSALS_LISTED = 1000
 
 
 def shown(name: str) -> str:
@@ -100,38 +107,90 @@ def _path_problem(rel: str, limits: CollectLimits) -> str | None:
     return None
 
 
-class _TreeRefused(Exception):
+class TreeRefused(Exception):
     """The whole tree is over a limit (the message is the reason)."""
 
 
-class _Counting:
-    """A read-only stream that counts the bytes handed out (to check the end marker)."""
+class Tally:
+    """One copy-out's counts and clock, shared by the extraction and the
+    backend feeding it: entries, refusals (a bounded list plus a count),
+    refusals that are no entry of the archive (``outside``: files the
+    collector could not read, paths pruned in the container), and the wall
+    time since it was made. Every ``add`` and ``check`` raises
+    :class:`TreeRefused` once a limit is passed."""
 
-    def __init__(self, raw: BinaryIO):
-        self._raw, self.total = raw, 0
+    def __init__(self, limits: CollectLimits):
+        self.limits = limits
+        self.deadline = time.monotonic() + limits.max_seconds
+        self.entries = self.outside = self.count = 0
+        self.files = 0  # regular files and hardlinks in the archive, kept or not
+        self.listed: list[Refusal] = []
+
+    def check(self) -> None:
+        if self.entries + self.outside > self.limits.max_entries:
+            raise TreeRefused(f"tree over {self.limits.max_entries} entries (refusals included)")
+        if time.monotonic() > self.deadline:
+            raise TreeRefused(f"collection took over {self.limits.max_seconds:g} s")
+
+    def remaining(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+    def refuse(self, path: str, reason: str, *, outside: bool = False) -> None:
+        """List (or count) one refusal; ``path`` is shown as given (already safe)."""
+        self.count += 1
+        if len(self.listed) < MAX_REFUSALS_LISTED:
+            self.listed.append(Refusal(path, reason))
+        if outside:
+            self.outside += 1
+            self.check()
+
+    def refusals(self) -> tuple[Refusal, ...]:
+        more = self.count - len(self.listed)
+        if more <= 0:
+            return tuple(self.listed)
+        return (*self.listed, Refusal(".", f"{more} more refused entries (not listed; {self.count} in all)"))
+
+
+class _Counting:
+    """A read-only stream that counts the bytes handed out (to check the end
+    marker) and asks the tally's clock at every read."""
+
+    def __init__(self, raw: BinaryIO, tally: Tally):
+        self._raw, self._tally, self.total = raw, tally, 0
 
     def read(self, size: int = -1) -> bytes:
+        self._tally.check()
         data = self._raw.read(size)
         self.total += len(data)
         return data
 
 
 class _Extractor:
-    def __init__(self, root: str, strip: str, limits: CollectLimits):
-        self.root, self.strip, self.limits = root, strip, limits
-        self.refused: list[Refusal] = []
-        self.files = self.written = self.entries = 0
+    def __init__(self, root: str, strip: str, limits: CollectLimits, tally: Tally):
+        self.root, self.strip, self.limits, self.tally = root, strip, limits, tally
+        self.files = self.written = self.apparent = 0
         self.seen: set[str] = set()
         self.regular: set[str] = set()
         self.links: list[tuple[str, str]] = []
 
+    @property
+    def entries(self) -> int:
+        return self.tally.entries
+
     def refuse(self, rel: str, reason: str) -> None:
-        self.refused.append(Refusal(shown(rel), reason))
+        self.tally.refuse(shown(rel), reason)
+
+    def _count(self, size: int) -> None:
+        """Count ``size`` apparent bytes against the cap, before any is read."""
+        self.apparent += size
+        if self.apparent > self.limits.max_bytes:
+            raise TreeRefused(f"tree over the size cap of {self.limits.max_bytes} bytes "
+                              "(apparent sizes: a sparse file counts its whole length)")
 
     def member(self, tar: tarfile.TarFile, member: tarfile.TarInfo) -> None:
-        self.entries += 1
-        if self.entries > self.limits.max_entries:
-            raise _TreeRefused(f"tree over {self.limits.max_entries} entries")
+        self.tally.entries += 1
+        self.tally.files += member.isreg() or member.islnk()
+        self.tally.check()
         rel = _relative(member.name, self.strip)
         if rel is None:
             self.refuse(member.name, "path escapes the tree (absolute or '..')")
@@ -166,6 +225,7 @@ class _Extractor:
                 self.refuse(rel, f"file of {member.size} bytes over the per-file cap of "
                                  f"{self.limits.max_file_bytes}")
                 return
+            self._count(member.size)
             if self._parents(rel):
                 self._write(tar.extractfile(member), target, member.mode, member.size)
                 if member.mtime:
@@ -190,8 +250,9 @@ class _Extractor:
                 # A copy, not a link: the host tree must not share inodes.
                 fd = os.open(os.path.join(self.root, src), os.O_RDONLY | os.O_NOFOLLOW)
                 with os.fdopen(fd, "rb") as fh:
-                    mode = os.fstat(fh.fileno()).st_mode
-                    self._write(fh, target, mode, os.fstat(fh.fileno()).st_size)
+                    mode, size = os.fstat(fh.fileno()).st_mode, os.fstat(fh.fileno()).st_size
+                    self._count(size)
+                    self._write(fh, target, mode, size)
                 self.regular.add(rel)
         else:
             kind = "device" if member.ischr() or member.isblk() else "FIFO" if member.isfifo() else "special file"
@@ -220,6 +281,7 @@ class _Extractor:
         try:
             offset = 0
             while src is not None:
+                self.tally.check()  # a hardlink's copy reads the host, not the stream
                 chunk = src.read(_CHUNK)
                 if not chunk:
                     break
@@ -240,8 +302,6 @@ class _Extractor:
             block = view[start:start + _HOLE]
             if block == _ZEROS[: len(block)]:
                 continue
-            if self.written + len(block) > self.limits.max_bytes:
-                raise _TreeRefused(f"tree over the size cap of {self.limits.max_bytes} bytes")
             os.pwrite(fd, block, offset + start)
             self.written += len(block)
 
@@ -271,20 +331,62 @@ class _Extractor:
             self.refuse(rel, reason)
 
 
+def refused_whole(reason: str) -> CollectReport:
+    """The report of a tree refused as a whole (nothing of it kept)."""
+    return CollectReport(files=0, bytes=0, refused=(Refusal(".", reason),), truncated=True)
+
+
+def refuse_tree(dest: Path, reason: str) -> CollectReport:
+    """Leave ``dest`` an empty new folder and report the tree refused whole."""
+    with atomic_dir(Path(dest), replace=True):
+        pass
+    return refused_whole(reason)
+
+
+def measure_command(src: str, *, readable_only: bool = False) -> list[str]:
+    """argv printing ``FILES BYTES``: the regular files under ``src`` (only
+    those its user can read, with ``readable_only``) and their apparent
+    sizes in all. Run before the archive is read, so a tree of sparse files
+    over the cap is refused without reading a byte of its holes."""
+    readable = "-readable " if readable_only else ""
+    return ["sh", "-c", f'find "$0" -type f {readable}-printf "%s\\n" 2>/dev/null '
+            "| awk '{s += $1; n++} END {printf \"%d %.0f\\n\", n, s}'", src]
+
+
+def parse_measure(text: str) -> tuple[int, int] | None:
+    """(files, bytes) from :func:`measure_command`'s output, None when unreadable."""
+    parts = text.split()
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def over_cap(measured: tuple[int, int] | None, limits: CollectLimits) -> str | None:
+    """Why a measured tree is refused before it is read, else None."""
+    if measured is not None and measured[1] > limits.max_bytes:
+        return (f"tree over the size cap of {limits.max_bytes} bytes: its files' apparent sizes add up "
+                f"to {measured[1]} (measured in the container, before reading)")
+    return None
+
+
 def extract_tree(
-    stream: BinaryIO, dest: Path, *, strip: str = "", limits: CollectLimits | None = None
+    stream: BinaryIO, dest: Path, *, strip: str = "", limits: CollectLimits | None = None,
+    tally: Tally | None = None,
 ) -> CollectReport:
     """Extract the tar ``stream`` to the new folder ``dest`` (atomically).
 
     ``strip`` is the leading folder name to remove (``work`` for a copy of
-    ``/work``); entries outside it are refused. Raises ``tarfile.TarError``
-    when the stream is not a tar archive or ends early (the caller
-    translates it).
+    ``/work``); entries outside it are refused. ``tally`` is the copy-out's
+    own (its clock started before this was called, its refusals made
+    outside the archive counted) when the backend made one. Raises
+    ``tarfile.TarError`` when the stream is not a tar archive or ends early
+    (the caller translates it).
     """
     limits = limits or CollectLimits()
+    tally = tally or Tally(limits)
     with atomic_dir(dest, replace=True) as tmp:
-        ex = _Extractor(str(tmp), strip, limits)
-        counted = _Counting(stream)
+        ex = _Extractor(str(tmp), strip, limits, tally)
+        counted = _Counting(stream, tally)
         try:
             with tarfile.open(fileobj=counted, mode="r|") as tar:
                 for member in tar:
@@ -292,14 +394,16 @@ def extract_tree(
                 if counted.total < tar.offset + tarfile.BLOCKSIZE:
                     raise tarfile.ReadError(f"the archive ended after {ex.entries} entries without its end "
                                             "marker: the engine stopped sending it")
-        except _TreeRefused as exc:
+            tally.check()
+        except TreeRefused as exc:
             # Nothing of an over-limit tree is kept; drain nothing more.
             for child in os.listdir(tmp):
                 p = os.path.join(tmp, child)
                 shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.unlink(p)
-            return CollectReport(files=0, bytes=0, refused=(Refusal(".", str(exc)),), truncated=True)
+            return refused_whole(str(exc))
         ex.make_links()
-    return CollectReport(files=ex.files, bytes=ex.written, refused=tuple(ex.refused), truncated=False)
+    return CollectReport(files=ex.files, bytes=ex.written, refused=tally.refusals(), truncated=False,
+                         refused_count=tally.count)
 
 
 def prune_command(src: str, limits: CollectLimits) -> list[str]:
@@ -337,16 +441,27 @@ def pruned_refusals(output: str, limits: CollectLimits, cut: bool) -> list[Refus
     return refused
 
 
-def prune_deep(runtime, container: str, src: str, limits: CollectLimits) -> list[Refusal]:
+def prune_deep(runtime, container: str, src: str, limits: CollectLimits, tally: Tally | None = None) -> list[Refusal]:
     """Run :func:`prune_command` in ``container`` through ``runtime`` (a
-    :class:`~tcab.runtime.base.Runtime`); return what it removed as refusals.
+    :class:`~tcab.runtime.base.Runtime`); return what it removed as refusals
+    (also counted in ``tally``, as refusals outside the archive, when given).
     A missing ``find`` removes nothing: the end-marker check of
     :func:`extract_tree` still catches an archive the engine cut short."""
-    options = ExecOptions(user="root", workdir="/", timeout_s=_PRUNE_TIMEOUT_S)
+    timeout = min(_PRUNE_TIMEOUT_S, tally.remaining()) if tally is not None else _PRUNE_TIMEOUT_S
+    options = ExecOptions(user="root", workdir="/", timeout_s=max(timeout, 1.0))
     result = runtime.exec(container, prune_command(src, limits), options)
     cut = len(result.stdout.encode("utf-8", "replace")) >= options.tail_bytes - 4
-    return pruned_refusals(result.stdout, limits, cut)
+    refused = pruned_refusals(result.stdout, limits, cut)
+    if tally is not None:
+        for r in refused:
+            tally.refuse(r.path, r.reason, outside=True)
+    return refused
 
 
 #: Wall time for the in-container prune (a walk of /work with find).
 _PRUNE_TIMEOUT_S = 120.0
+
+#: argv (as root in a docker container) that SIGKILLs every process of user
+#: ``$0`` until none is left (10 rounds at most); exit 0 once none is.
+REAP_COMMAND = ["sh", "-c", 'for i in 1 2 3 4 5 6 7 8 9 10; do pkill -KILL -U "$0" || pkill -KILL -u "$0" '
+                '|| exit 0; sleep 0.1; done; exit 1']

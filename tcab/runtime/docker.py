@@ -10,7 +10,6 @@ the operation and container named, ``from`` the original.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import os
 import tarfile
@@ -20,6 +19,7 @@ from typing import BinaryIO
 from tcab.errors import ImageNotFound, RuntimeBackendError
 from tcab.runtime.base import (
     RUN_LABEL,
+    RUN_USER,
     WORKDIR,
     CollectLimits,
     CollectReport,
@@ -28,11 +28,24 @@ from tcab.runtime.base import (
     ExecResult,
     ImageInfo,
 )
-from tcab.runtime.collect import extract_tree, prune_deep
+from tcab.runtime.collect import (
+    REAP_COMMAND,
+    Tally,
+    extract_tree,
+    measure_command,
+    over_cap,
+    parse_measure,
+    prune_deep,
+    refuse_tree,
+)
 from tcab.runtime.exec import run_exec
 from tcab.runtime.pack import pack_tree
 
 DEFAULT_SOCKET = "unix:///run/tcab/podman.sock"
+#: The network every run and build container joins (``TCAB_RUN_NETWORK``
+#: overrides it): ``containers/run-network.sh`` creates it and rejects what
+#: its containers send to the host's own addresses (docs/security.md).
+RUN_NETWORK = "tcab-run"
 
 
 def _backend_error(exc: BaseException, op: str, container: str | None = None) -> RuntimeBackendError:
@@ -83,6 +96,8 @@ class DockerRuntime:
             raise RuntimeBackendError("the docker runtime needs docker-py: pip install 'docker>=7.1'") from exc
         self.base_url = base_url or os.environ.get("DOCKER_HOST") or DEFAULT_SOCKET
         self._run_uid = run_uid
+        self.network = os.environ.get("TCAB_RUN_NETWORK") or RUN_NETWORK
+        self._network_checked = False
         try:
             self.api = docker.APIClient(base_url=self.base_url, timeout=timeout, version="auto")
         except Exception as exc:
@@ -132,10 +147,28 @@ class DockerRuntime:
 
     # -- containers -----------------------------------------------------------
 
+    def _check_network(self) -> None:
+        """Refuse to start anything off the guarded network (once per runtime)."""
+        import docker.errors  # optional dependency (see _backend_error)
+
+        if self._network_checked:
+            return
+        try:
+            self.api.inspect_network(self.network)
+        except docker.errors.NotFound:
+            raise RuntimeBackendError(
+                f"docker runtime: the run network {self.network!r} is missing: `make podman` creates it "
+                "with its firewall (containers/run-network.sh)") from None
+        except Exception as exc:
+            raise _backend_error(exc, f"inspect network {self.network}") from exc
+        self._network_checked = True
+
     def start(self, spec: ContainerSpec) -> str:
         labels = {**spec.labels, RUN_LABEL: spec.run_id}
+        self._check_network()
         try:
             host_config = self.api.create_host_config(
+                network_mode=self.network,
                 extra_hosts={"host.docker.internal": self._host_gateway()} if spec.host_gateway else None,
                 mem_limit=spec.memory_bytes,
                 pids_limit=spec.pids_limit,
@@ -168,18 +201,20 @@ class DockerRuntime:
     def _host_gateway(self) -> str:
         """What ``host.docker.internal`` maps to. Docker Engine understands
         the magic ``host-gateway``; Podman 4.3 writes it verbatim into
-        /etc/hosts, so there we use the default network's gateway address."""
+        /etc/hosts, so there we use the run network's gateway address. (The
+        firewall rejects it too, until the preview listener's hook opens
+        its port: containers/run-network.sh.)"""
         try:
             version = self.api.version()
             if not any("podman" in c.get("Name", "").lower() for c in version.get("Components") or []):
                 return "host-gateway"
-            net = self.api.inspect_network("podman")
+            net = self.api.inspect_network(self.network)
             for config in (net.get("IPAM") or {}).get("Config") or []:
                 if config.get("Gateway"):
                     return config["Gateway"]
         except Exception as exc:
             raise _backend_error(exc, "find the host gateway address") from exc
-        raise RuntimeBackendError("docker runtime: the podman network has no gateway address")
+        raise RuntimeBackendError(f"docker runtime: the {self.network} network has no gateway address")
 
     def remove(self, container: str) -> None:
         import docker.errors  # optional dependency (see _backend_error)
@@ -267,11 +302,19 @@ class DockerRuntime:
     def copy_out(self, container: str, src: str, dest: Path, limits: CollectLimits | None = None) -> CollectReport:
         strip = src.rstrip("/").rsplit("/", 1)[-1]
         limits = limits or CollectLimits()
-        pruned = prune_deep(self, container, src, limits)  # paths the engine could not archive
+        tally = Tally(limits)
+        # As root (which the run user cannot signal): no process of the run
+        # is left to change the tree while the engine archives it.
+        self.exec(container, [*REAP_COMMAND, RUN_USER], ExecOptions(user="root", workdir="/", timeout_s=30))
+        prune_deep(self, container, src, limits, tally)  # paths the engine could not archive
+        measured = self.exec(container, measure_command(src), ExecOptions(
+            user="root", workdir="/", timeout_s=max(1.0, min(120.0, tally.remaining())), tail_bytes=256))
+        reason = over_cap(parse_measure(measured.stdout), limits) if measured.ok else None
+        if reason:
+            return refuse_tree(Path(dest), reason)
         stream = self.open_archive(container, src)
         try:
-            report = extract_tree(stream, Path(dest), strip=strip, limits=limits)
-            return dataclasses.replace(report, refused=(*report.refused, *pruned))
+            return extract_tree(stream, Path(dest), strip=strip, limits=limits, tally=tally)
         except (tarfile.TarError, OSError) as exc:
             raise _backend_error(exc, f"copy {src} out to {dest}", container) from exc
         except RuntimeBackendError:

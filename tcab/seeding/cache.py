@@ -53,7 +53,13 @@ class CachedSeed:
 def entry_path(cache_dir: Path, digest: str, variant_slug: str, has_mockups: bool) -> Path:
     """The folder that holds (or will hold) the seed of a variant of the
     case folder with this digest: its key is :func:`tcab.artifacts.seed_key`."""
-    return Path(cache_dir) / LAYOUT / seed_key(digest, variant_slug, has_mockups)
+    renderer = None
+    if has_mockups:
+        # In the function: the fingerprint asks the browser; only a variant with mockups pays for it.
+        from tcab.browser.renderer import renderer_fingerprint
+
+        renderer = renderer_fingerprint()
+    return Path(cache_dir) / LAYOUT / seed_key(digest, variant_slug, renderer)
 
 
 def cache_entry(cache_dir: Path, case: CaseVersion, variant: Variant, digest: str | None = None) -> Path:
@@ -66,8 +72,8 @@ def _mockup_renderer(cache_dir: Path, case: CaseVersion, variant: Variant, timeo
     nothing for a variant without HTML mockups (no browser import then)."""
     if not case.mockups_for(variant):
         return contextlib.nullcontext(None)
-    from tcab.validation.mockup import MockupLimits
-    from tcab.validation.mockup_cache import MockupCache, mockup_cache_dir
+    from tcab.browser.mockup import MockupLimits
+    from tcab.browser.mockup_cache import MockupCache, mockup_cache_dir
 
     limits = MockupLimits() if timeout_s is None else MockupLimits(timeout_s=timeout_s)
     return MockupCache(case.root, mockup_cache_dir(Path(cache_dir).parent), limits)

@@ -19,7 +19,7 @@ from typing import Any
 
 from tcab.catalog import CaseVersion, Variant
 from tcab.catalog.toml import display_path
-from tcab.errors import SeedError
+from tcab.errors import BrowserError, SeedError
 from tcab.templates import render_template
 
 # Git's three blob modes: the only file metadata a seed keeps.
@@ -110,7 +110,7 @@ def _references(
     case: CaseVersion, variant: Variant, render_mockup: MockupRenderer | None, check_only: bool
 ) -> list[SeedEntry]:
     entries = []
-    for ref in case.references_for(variant):
+    for ref in case.seeded_references_for(variant):  # a held-back view is for [[check]]s only
         if ref.media is not None:
             data = _read(case.path(ref.media), "reference media")
         elif check_only:
@@ -121,7 +121,10 @@ def _references(
                 "rendering mockups needs the browser part, which is not available here"
             )
         else:
-            data = render_mockup(case.path(ref.mockup or ""))
+            try:
+                data = render_mockup(case.path(ref.mockup or ""))
+            except BrowserError as exc:  # the toolkit's refusal, named as seeding's
+                raise SeedError(str(exc)) from exc
         entries.append(SeedEntry(ref.dest, data, MODE_FILE, f"reference {ref.view}"))
     return entries
 

@@ -24,7 +24,7 @@ from tcab.artifacts import baseline_module_key, run_module_key, run_tree
 from tcab.catalog import tree_digest
 from tcab.plan import Participant, RunSpec, TournamentSpec
 from tcab.tasks.context import SweepContext
-from tcab.tasks.executors import BuildOutcome, Entrant, RunOutcome, TournamentRequest
+from tcab.tasks.executors import BuildOutcome, RunOutcome, TournamentEntrant, TournamentRequest
 from tcab.tasks.inputs import game_inputs
 from tcab.tasks.keys import current_target, write_target
 from tcab.tasks.layout import baseline_build_name
@@ -187,7 +187,7 @@ def play_tournament(ctx: SweepContext, t: TournamentSpec) -> bool:
         _drop_damaged(ctx, old.get("requires") or {})
     doc = _record_doc(ctx, ctx.layout.entrants_record(t), f"entrants of {t.name}")
     field = tuple(
-        Entrant(e["name"], e["sha256"], None if e["module"] is None else ctx.settings.root / e["module"])
+        TournamentEntrant(e["name"], e["sha256"], None if e["module"] is None else ctx.settings.root / e["module"])
         for e in doc["entrants"]
     )
     result = _play(ctx, t, field)

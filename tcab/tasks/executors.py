@@ -75,7 +75,7 @@ class ValidationOutcome:
 
 
 @dataclass(frozen=True, slots=True)
-class Entrant:
+class TournamentEntrant:
     """A tournament participant with the module it plays (None: its build failed)."""
 
     name: str
@@ -87,7 +87,7 @@ class Entrant:
 class TournamentRequest:
     spec: TournamentSpec
     case: Any
-    entrants: tuple[Entrant, ...]
+    entrants: tuple[TournamentEntrant, ...]
     out_dir: Path  # results/sweep/tournaments/<name>/: replays go here
     settings: Settings
     jobs: int = 1  # match processes: the plan's parallelism (results do not depend on it)

@@ -182,12 +182,13 @@ def report(settings: Settings, out_dir: Path) -> None:
     # In the function: the report's templates; `doit list` must not pay for it.
     from tcab.results.html import write_html
     from tcab.results.report import Filters, build_report, connect
+    from tcab.view.player import export_replay
 
     path = settings.results_db.resolve()
     conn = connect(path)
     try:
         write_html(build_report(conn, Filters(), database=str(path)), conn, out_dir, path.parent,
-                   settings.catalog_dir)
+                   settings.catalog_dir, export_replay=export_replay)
     finally:
         conn.close()
 

@@ -80,12 +80,10 @@ def claim_path(record: str) -> Path:
 
 
 def _claim(ctx: SweepContext, path: Path) -> dict | None:
-    """The claim at ``path``; else a ``.pending`` file of an older tcab (the same
-    document, written before a run and removed after it), read as pending."""
-    for where, state in ((path, None), (path.with_suffix(".pending"), "pending")):
-        doc = ctx.cache.json(where) if where.exists() else None
-        if isinstance(doc, dict) and isinstance(doc.get("run_id"), str) and isinstance(doc.get("inputs"), dict):
-            return doc if state is None else {**doc, "state": state}
+    """The claim at ``path``, if it is one."""
+    doc = ctx.cache.json(path) if path.exists() else None
+    if isinstance(doc, dict) and isinstance(doc.get("run_id"), str) and isinstance(doc.get("inputs"), dict):
+        return doc
     return None
 
 
@@ -152,7 +150,6 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
         outcome = _perform(ctx, spec, inputs, record, run_id or new_run_id(spec.case, spec.variant, spec.harness))
     if outcome.status not in KEPT_STATUSES:
         claim.unlink(missing_ok=True)
-        claim.with_suffix(".pending").unlink(missing_ok=True)
         return TaskFailed(f"run {spec.name} ended {outcome.status} ({outcome.run_id}): {outcome.detail}")
     _write_record(ctx, spec, inputs, record, outcome)
     return True
@@ -215,7 +212,6 @@ def _write_record(ctx: SweepContext, spec: RunSpec, inputs: dict[str, str], reco
     )
     claim = claim_path(record)
     _write_claim(claim, inputs, outcome.run_id, "recorded")
-    claim.with_suffix(".pending").unlink(missing_ok=True)
 
 
 def task_runs(ctx: SweepContext) -> Iterator[dict]:

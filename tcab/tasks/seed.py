@@ -28,7 +28,7 @@ def _seed_inputs(ctx: SweepContext, slug: str, version: str, variant: str) -> di
     if case.mockups_for(case.variant(variant)):
         # What the stored shots loaded (CSS, images...), as it is now: only a
         # render knows it, so the record is written with the inputs after seeding.
-        from tcab.validation.mockup_cache import mockup_cache_dir, mockup_inputs
+        from tcab.browser.mockup_cache import mockup_cache_dir, mockup_inputs
 
         inputs["mockups"] = mockup_inputs(mockup_cache_dir(ctx.settings.build_dir), case, case.variant(variant),
                                          ctx.cache.sha256)

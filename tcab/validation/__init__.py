@@ -6,7 +6,7 @@ Public: :func:`validate_run`, :class:`ValidationRecord`, :class:`Check`,
 See docs/validation.md.
 """
 
-from tcab.validation.browser import BrowserLimits
+from tcab.browser.page import BrowserLimits
 from tcab.validation.record import Check, ValidationRecord
 from tcab.validation.validate import validate_run
 

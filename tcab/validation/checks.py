@@ -14,6 +14,14 @@ browser driver), one inline table each, in order:
 As the original does, the page is loaded (``load``), left ``settle_s``, driven
 through the actions, left ``settle_s`` again, and its viewport captured.
 
+A check must not be passed by putting a screenshot the run was given on
+screen: each seeded screenshot (``CheckSpec.seeded``) is scored against the
+check's reference as a capture would be, and a capture that does not beat
+the best of them by :data:`SEEDED_MARGIN` keeps its similarity but gets the
+error saying so (``ViewCheckResult.seeded_similarity`` holds that baseline). A
+check whose reference is itself seeded has the baseline 1.0: it can never
+count; its reference must be a view held back from the run.
+
 Each check has a Chromium of its own (:func:`running_chromium`: fenced to the
 site's port, killed by its watchdog), so a page that hangs, spins or swells in
 one check cannot take the next with it. The watchdog's deadline is the
@@ -36,6 +44,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcab.atomic import write_bytes
+from tcab.browser.chromium import running_chromium
+from tcab.browser.page import (
+    MAX_VIEWPORT,
+    BrowserLimits,
+    BrowserUnavailable,
+    ErrorLog,
+    _clip,
+    _no_websocket,
+    _only_local,
+    png_size,
+)
+from tcab.browser.site_server import serve_site
 from tcab.catalog.actions import (
     ACTION_TYPES,
     Action,
@@ -49,25 +69,15 @@ from tcab.catalog.actions import (
 )
 from tcab.catalog.fields import humanize, show
 from tcab.errors import ValidationError
-from tcab.validation.browser import (
-    MAX_VIEWPORT,
-    BrowserLimits,
-    BrowserUnavailable,
-    ErrorLog,
-    _clip,
-    _no_websocket,
-    _only_local,
-    png_size,
-)
-from tcab.validation.chromium import running_chromium
-from tcab.validation.limits import check_limits
-from tcab.validation.site_server import serve_site
+from tcab.limits import check_limits
 
-__all__ = ["Action", "ActionError", "CheckLimits", "CheckResult", "CheckSpec", "Click", "Hold", "Key",
+__all__ = ["Action", "ActionError", "CheckLimits", "ViewCheckResult", "CheckSpec", "Click", "Hold", "Key",
            "Wait", "check_specs", "humanize", "parse_action", "parse_actions", "run_checks", "similarity"]
 
 MAX_REFERENCE_BYTES = 64 * 1024**2
 MIN_SIDE = 7                 # SSIM's 7x7 window must fit
+#: How much better than the best seeded screenshot a capture must score to count.
+SEEDED_MARGIN = 0.02
 VIEW = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
@@ -79,13 +89,16 @@ def _pause_s(action: Action) -> float:
 class CheckSpec:
     """One check to run: the view it records under (a kebab slug: it names
     the screenshot file), its display name (default: the view humanized),
-    the reference PNG, the actions, and the viewport (default: the reference's size)."""
+    the reference PNG, the actions, the viewport (default: the reference's
+    size), and the PNGs of the screenshots the run was seeded with (a capture
+    must beat them to count)."""
 
     view: str
     reference_png: Path
     actions: tuple[Action, ...] = ()
     name: str = ""
     viewport: tuple[int, int] | None = None
+    seeded: tuple[Path, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.view, str) or not VIEW.match(self.view) or len(self.view) > 100:
@@ -103,6 +116,8 @@ class CheckSpec:
                 and all(type(v) is int and 0 < v <= MAX_VIEWPORT for v in self.viewport)):
             raise ValidationError(f"check {self.view}: viewport: expected (width, height), "
                                   f"each 1 to {MAX_VIEWPORT}, got {self.viewport!r:.100}")
+        if not isinstance(self.seeded, tuple) or not all(isinstance(p, Path) for p in self.seeded):
+            raise ValidationError(f"check {self.view}: seeded: expected a tuple of Paths, got {self.seeded!r:.100}")
 
 
 
@@ -136,10 +151,13 @@ class CheckLimits:
 
 
 @dataclass(frozen=True, slots=True)
-class CheckResult:
+class ViewCheckResult:
     """One check's outcome. ``similarity`` is SSIM (1.0: identical), None
     when the check was not reached; ``error`` says why; ``screenshot`` is
-    the capture's file name in the output folder, None when none was taken."""
+    the capture's file name in the output folder, None when none was taken;
+    ``seeded_similarity`` what the best screenshot the run was seeded with
+    scores against the same reference (None: none was seeded), and a capture
+    that does not beat it keeps its similarity with an ``error`` saying so."""
 
     name: str
     view: str
@@ -147,6 +165,7 @@ class CheckResult:
     screenshot: str | None
     error: str | None
     duration_s: float = field(compare=False)
+    seeded_similarity: float | None = None
 
     @property
     def reached(self) -> bool:
@@ -155,7 +174,8 @@ class CheckResult:
     def to_json(self) -> dict:
         return {"name": self.name, "view": self.view, "reached": self.reached,
                 "similarity": None if self.similarity is None else round(self.similarity, 4),
-                "screenshot": self.screenshot, "error": self.error, "duration_s": round(self.duration_s, 3)}
+                "screenshot": self.screenshot, "error": self.error, "duration_s": round(self.duration_s, 3),
+                "seeded_similarity": None if self.seeded_similarity is None else round(self.seeded_similarity, 4)}
 
 
 class _Refused(Exception):
@@ -196,6 +216,23 @@ def similarity(reference, png: bytes) -> float:
     if shot.size != reference.size:
         shot = shot.resize(reference.size, Image.Resampling.BILINEAR)
     return float(structural_similarity(np.asarray(reference), np.asarray(shot), channel_axis=2, data_range=255))
+
+
+def _seeded_baseline(reference, spec: CheckSpec) -> tuple[float, str] | None:
+    """The best score a seeded screenshot gets against ``reference``, and
+    its file name; None when none was seeded (or none can be read)."""
+    best = None
+    for path in spec.seeded:
+        try:
+            image = _load_reference(path)
+        except _Refused:
+            continue  # not readable as a reference: not a screenshot a page could show as-is
+        buf = io.BytesIO()
+        image.save(buf, "PNG")
+        score = similarity(reference, buf.getvalue())
+        if best is None or score > best[0]:
+            best = (score, path.name)
+    return best
 
 
 def _perform(page, action: Action) -> None:
@@ -262,11 +299,14 @@ def _capture(pw, spec: CheckSpec, url: str, port: int, viewport: tuple[int, int]
 
 
 def _run_one(pw, spec: CheckSpec, url: str, port: int, out_dir: Path, limits: CheckLimits,
-             browser: BrowserLimits, deadline: float) -> CheckResult:
+             browser: BrowserLimits, deadline: float) -> ViewCheckResult:
     started = time.monotonic()
 
-    def result(error: str | None, similarity_: float | None = None, shot: str | None = None) -> CheckResult:
-        return CheckResult(spec.name, spec.view, similarity_, shot, error, time.monotonic() - started)
+    baseline: tuple[float, str] | None = None
+
+    def result(error: str | None, similarity_: float | None = None, shot: str | None = None) -> ViewCheckResult:
+        return ViewCheckResult(spec.name, spec.view, similarity_, shot, error, time.monotonic() - started,
+                               None if baseline is None else baseline[0])
 
     remaining = deadline - started
     if remaining <= 0:
@@ -288,13 +328,18 @@ def _run_one(pw, spec: CheckSpec, url: str, port: int, out_dir: Path, limits: Ch
     if error is not None:
         return result(error, shot=shot)
     try:
-        return result(None, similarity(reference, png), shot)
+        score = similarity(reference, png)
     except (OSError, ValueError) as exc:  # a screenshot Pillow cannot read: Chromium's fault, said plainly
         return result(f"screenshot: cannot be decoded ({_clip(str(exc))})", shot=shot)
+    baseline = _seeded_baseline(reference, spec)
+    if baseline is not None and score < baseline[0] + SEEDED_MARGIN:
+        return result(f"no better than the screenshot {baseline[1]} the run was given scores "
+                      f"({baseline[0]:.4f}): a page that only shows it would match as well", score, shot)
+    return result(None, score, shot)
 
 
 def run_checks(folder: Path, specs: Sequence[CheckSpec], out_dir: Path, *, limits: CheckLimits | None = None,
-               browser: BrowserLimits | None = None) -> tuple[CheckResult, ...]:
+               browser: BrowserLimits | None = None) -> tuple[ViewCheckResult, ...]:
     """Serve ``folder`` and run each check in order; screenshots land in
     ``out_dir/<view>.png`` (atomically). A check that fails is a result with
     an ``error``; the others still run. ``browser`` supplies the load and

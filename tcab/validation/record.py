@@ -30,28 +30,17 @@ import datetime
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tcab.browser.page import Check
 from tcab.outcomes import VALIDATION_STATUSES, run_status_after
 from tcab.validation.proofs import ProofRecord
 from tcab.validation.toolchain import ToolResult, gate_of
 
 if TYPE_CHECKING:  # checks.py imports the browser check, which imports this module
-    from tcab.validation.checks import CheckResult
+    from tcab.validation.checks import ViewCheckResult
 
 __all__ = ["LOAD_CHECK", "VALIDATION_STATUSES", "Check", "ValidationRecord", "judge", "run_status_after"]
-#: The check whose success means "the page loaded" (tcab.validation.browser).
+#: The check whose success means "the page loaded" (tcab.browser.page).
 LOAD_CHECK = "load"
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One check: its name, whether it passed, and what was seen."""
-
-    name: str
-    ok: bool
-    detail: str = ""
-
-    def to_json(self) -> dict:
-        return {"name": self.name, "ok": self.ok, "detail": self.detail}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +63,7 @@ class ValidationRecord:
         default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
     # The case's [[check]]s (tcab.validation.checks): similarity signals, not
     # pass/fail, so they leave ``status`` alone; in validation.json, not the row.
-    check_results: tuple[CheckResult, ...] = ()
+    check_results: tuple[ViewCheckResult, ...] = ()
     toolchain: tuple[ToolResult, ...] = ()
     # The case's [[proof]]s as found in the run's tree (informational); in the
     # row they go to the ``proofs`` table (``record_validation``).

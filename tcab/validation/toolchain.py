@@ -17,7 +17,17 @@ Only ``typecheck`` gates: one that *ran* and exited non-zero rates the run
 not reviewable"). A typecheck that never finished (``timed_out``,
 ``not_run``) says nothing about the code and leaves the run ungated; the
 other commands are recorded only. Output tails pass the secret redactor on
-the stream and again as text, as a run's output does.
+the stream, lose their terminal escapes (colours, OSC titles and links,
+control characters: :func:`tcab.runs.log.readable`) and pass the redactor
+again as text, as a run's output does.
+
+Each command runs under a small shell wrapper that bounds it with its own
+deadline and, when it ends, kills every process the run user still has in
+the container (``kill -9``, a shell builtin, over ``/proc``, so it works even
+when the command left the pid limit full); it does the same before the command, for
+what ``[build]`` left. A command's detached children (``setsid``, double
+forks, 3,000 ``sleep`` processes) never outlive it to starve the next command. The
+engine's own limit, :data:`KILL_GRACE_S` later, is the backstop.
 
 The commands are the tree's own code (``npx tsc`` resolves through the
 tree's ``node_modules``), so they run where the build ran: never on the host.
@@ -32,15 +42,32 @@ from pathlib import Path
 
 from tcab.catalog.model import Toolchain
 from tcab.errors import HarnessError, ValidationError
+from tcab.limits import check_limits
+from tcab.runs.log import readable
 from tcab.runs.secrets import Redactor
 from tcab.runtime import ContainerBuild, ExecEnd, ExecOptions
-from tcab.validation.limits import check_limits
 
 #: How one toolchain command ended (the ``toolchain_results.status`` vocabulary).
 TOOL_STATUSES = ("passed", "failed", "timed_out", "not_run")
 #: The command whose failure gates the run, and the rating it gives.
 GATING_COMMAND = "typecheck"
 GATE_RATING = "broken"
+#: How long after a command's own deadline the engine kills the wrapper.
+KILL_GRACE_S = 10.0
+# $1: the deadline in seconds, $2: the command. `timeout` runs the command in
+# its own process group and kills that group at the deadline; `sweep` then
+# reaches whatever escaped it: every process the run user may signal but
+# PID 1, this shell and its parent (the exec's `setsid -w`, whose exit is the
+# exec's), pass after pass until none is left (bounded: a fork bomb racing it
+# loses a generation per pass). Only builtins: no fork, even at the pid limit.
+# Exit 124/137 at or after the deadline is a timeout.
+_WRAPPER = (
+    'sweep() { n=0; while [ $n -lt 20 ]; do hit=; for d in /proc/[0-9]*; do p=${d#/proc/}; '
+    'case $p in 1|$$|$PPID) continue;; esac; kill -9 "$p" 2>/dev/null && hit=1; done; '
+    '[ -z "$hit" ] && return 0; n=$((n+1)); done; }; '
+    'sweep; timeout -s KILL "$1" sh -c "$2"; code=$?; sweep; exit $code'
+)
+_TIMEOUT_CODES = (124, 137)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,20 +133,27 @@ def run_toolchain(box: ContainerBuild, toolchain: Toolchain, limits: ToolchainLi
     install = next((s for s in box.steps if s.name == "install"), None)
     if install is not None and not install.ok:
         return not_run(toolchain, f"[build].install failed ({install.why})")
-    options = ExecOptions(timeout_s=limits.timeout_s, idle_timeout_s=limits.timeout_s,
+    backstop = limits.timeout_s + KILL_GRACE_S
+    options = ExecOptions(timeout_s=backstop, idle_timeout_s=backstop,
                           tail_bytes=limits.tail_bytes, redact=redactor.stream if redactor else None)
     results = []
     for name, command in toolchain.commands():
         box.note(f"$ {command}  # [toolchain].{name}")
-        res = box.rt.exec(box.container, ["sh", "-c", command], options)
-        output = res.output
+        res = box.rt.exec(box.container, ["sh", "-c", _WRAPPER, "toolchain", f"{limits.timeout_s:g}", command],
+                          options)
+        # Escapes first: one inside a value would hide it from the redactor.
+        output = readable(res.output)
         if redactor:
-            output = redactor.redact(output)  # a value split between the two tails
+            output = redactor.redact(output)  # a value split between the two tails, or by an escape
         output = output[-limits.tail_bytes:]
         code = res.exit_code
-        if res.end is ExecEnd.EXITED:
+        own_deadline = code in _TIMEOUT_CODES and res.duration_s >= limits.timeout_s
+        if res.end is ExecEnd.EXITED and not own_deadline:
             status = "passed" if code == 0 else "failed"
             detail = f"exited {code}"
+        elif res.end is ExecEnd.EXITED:
+            code, status = None, "timed_out"
+            detail = f"timed_out after {res.duration_s:.0f}s (limit {limits.timeout_s:g}s)"
         else:
             code = None  # what the killed process group reported is the kill's, not the command's
             status = "timed_out"
@@ -148,4 +182,22 @@ def harness_secrets(harnesses_dir: Path, env: Mapping[str, str] | None = None) -
         except HarnessError:
             continue
         found.update({name: env[name] for name in harness.secrets if env.get(name)})
+    return found
+
+
+def run_secrets(harnesses_dir: Path, given: tuple[str, ...], where: str,
+                env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """What validation redacts for one run: :func:`harness_secrets`, plus
+    every secret the run was ``given`` (its record's ``secrets``: declared or
+    passed with ``--secret``), read from ``env``. A given one that is not set
+    there is a ``ValidationError`` naming it (``where``: the record): its
+    value could not be kept out of what validation records."""
+    env = os.environ if env is None else env
+    found = harness_secrets(harnesses_dir, env)
+    for name in given:
+        if not env.get(name):
+            raise ValidationError(f"{where}: secrets: the run was given secret {name}, which is not set in "
+                                  f"this environment; set it so that validation can keep its value out of "
+                                  f"what it records")
+        found[name] = env[name]
     return found

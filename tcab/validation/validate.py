@@ -4,7 +4,7 @@
    container (:mod:`tcab.validation.container`): untrusted code never runs on
    the host.
 2. The ``[build].output`` folder is opened in headless Chromium
-   (:mod:`tcab.validation.browser`) and one screenshot per ``[[reference]]``
+   (:mod:`tcab.browser.page`) and one screenshot per ``[[reference]]``
    view is taken. The case's ``[toolchain]`` commands run in the same
    container after the build (:mod:`tcab.validation.toolchain`); a typecheck
    that fails is the check ``typecheck`` and rates the run ``broken``.
@@ -38,6 +38,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcab.atomic import write_bytes, write_text
+from tcab.browser.mockup_cache import mockup_cache_dir
+from tcab.browser.page import (
+    DEFAULT_VIEWPORT,
+    BrowserLimits,
+    BrowserUnavailable,
+    View,
+    check_page,
+    png_size,
+)
 from tcab.catalog import CaseVersion, case_digest
 from tcab.errors import RuntimeBackendError, ValidationError
 from tcab.outcomes import validated_run
@@ -46,21 +55,12 @@ from tcab.runs.secrets import Redactor
 from tcab.runtime import BuildLimits, CollectLimits, Runtime, get_runtime
 from tcab.runtime.build import BUILD_TIMEOUT_S
 from tcab.settings import Settings
-from tcab.validation.browser import (
-    DEFAULT_VIEWPORT,
-    BrowserLimits,
-    BrowserUnavailable,
-    View,
-    check_page,
-    png_size,
-)
 from tcab.validation.case_checks import case_check_specs
-from tcab.validation.checks import CheckLimits, CheckResult, CheckSpec, check_specs, run_checks
+from tcab.validation.checks import CheckLimits, CheckSpec, ViewCheckResult, check_specs, run_checks
 from tcab.validation.container import build_site
-from tcab.validation.mockup_cache import mockup_cache_dir
 from tcab.validation.proofs import collect_proofs
 from tcab.validation.record import Check, ValidationRecord, judge
-from tcab.validation.toolchain import GATING_COMMAND, ToolchainLimits, ToolResult, harness_secrets
+from tcab.validation.toolchain import GATING_COMMAND, ToolchainLimits, ToolResult, run_secrets
 
 VALIDATION_DIR = "validation"
 CHECKS_DIR = "checks"    # the [[check]] screenshots, under VALIDATION_DIR
@@ -118,8 +118,10 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
     under ``check_limits`` (their results are ``record.check_results``;
     they do not change the status);
     ``toolchain`` each ``[toolchain]`` command. ``secrets`` ({name: value})
-    are redacted from the toolchain tails and the build log; by default the
-    secrets every harness definition declares, as set in the environment. Outcomes,
+    are redacted from everything the record holds (toolchain tails, build
+    log, check details); by default the secrets every harness definition
+    declares, as set in the environment, and every secret the run was given
+    (a given one unset is a ``ValidationError``). Outcomes,
     including the engine or the browser failing (``error``), are the
     record's status. Raises ``ValidationError`` for bad input (see
     ``_check_run``) or a limit that is not finite and positive.
@@ -137,7 +139,9 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
     started = time.perf_counter()
     build_limits = BuildLimits(timeout_s=timeout_s)
     toolchain = toolchain or ToolchainLimits()
-    redactor = Redactor(harness_secrets(settings.harnesses_dir) if secrets is None else secrets)
+    if secrets is None:
+        secrets = run_secrets(settings.harnesses_dir, run.secrets, str(run.run_dir / "run.json"))
+    redactor = Redactor(secrets)
     settings.tmp_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tcab-validate-", dir=settings.tmp_dir) as tmp:
         out = _build_and_check(case, run, runtime, Path(tmp) / "output", build_limits,
@@ -148,6 +152,9 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
                               tuple(out.checks), out.detail, out.log, screenshots, out.image_digest,
                               time.perf_counter() - started, toolchain=out.toolchain,
                               check_results=out.check_results, proofs=proofs)
+    # Every text in the record may come from the run's own code (a build
+    # script that rebuilds a secret from its hex): redacted whole, once more.
+    record = redactor.redact_fields(record)
     write_text(run.run_dir / VALIDATION_DIR / "validation.json", json.dumps(record.to_json(), indent=1, sort_keys=True))
     _mark_run(run, record)
     return record
@@ -170,7 +177,7 @@ class _Outcome:
     log: str = ""
     image_digest: str | None = None
     shots: dict[str, bytes] = field(default_factory=dict)
-    check_results: tuple[CheckResult, ...] = ()
+    check_results: tuple[ViewCheckResult, ...] = ()
     toolchain: tuple[ToolResult, ...] = ()
 
 
@@ -206,10 +213,10 @@ def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, 
 
 
 def _run_case_checks(site: Path | None, checks: tuple[CheckSpec, ...], validation_dir: Path,
-                     limits: CheckLimits | None, browser: BrowserLimits) -> tuple[CheckResult, ...]:
+                     limits: CheckLimits | None, browser: BrowserLimits) -> tuple[ViewCheckResult, ...]:
     """The [[check]]s on the built site; each is not reached when there is none."""
     if site is None:
-        return tuple(CheckResult(c.name, c.view, None, None, "not run: the build produced no site", 0.0)
+        return tuple(ViewCheckResult(c.name, c.view, None, None, "not run: the build produced no site", 0.0)
                      for c in checks)
     results = run_checks(site, checks, validation_dir / CHECKS_DIR, limits=limits, browser=browser)
     return tuple(dataclasses.replace(r, screenshot=f"{VALIDATION_DIR}/{CHECKS_DIR}/{r.screenshot}")

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import os
 import re
 import secrets
 import sqlite3
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,7 @@ from starlette.routing import Route
 from tcab.errors import CatalogError, ResultsError
 from tcab.results import pages
 from tcab.results.charts import outcome_chart, rating_chart
+from tcab.results.columns import group_tables
 from tcab.results.report import build_report
 from tcab.results.reviews import ReviewMaterial, record_review, run_reviews
 from tcab.results.schema import SCHEMA_VERSION
@@ -41,8 +44,8 @@ from tcab.validation.case_checks import REFERENCES_DIR
 from tcab.validation.proofs import read_proof
 from tcab.validation.validate import VALIDATION_DIR
 from tcab.view import files, review, transcript
-from tcab.view.paths import PathRefused, confined, inside, smuggled
-from tcab.view.player import PLAYER_CSP, player_page, renderer_path
+from tcab.view.paths import NAME_MAX, PathMissing, PathRefused, confined, inside, smuggled
+from tcab.view.player import player_page, renderer_path
 
 # Runs listed per group on the home page, and per page of a group's run list.
 HOME_RUNS = 10
@@ -52,8 +55,11 @@ TOURNAMENT_MATCHES = 2000
 # The largest replay file (gzip) the app serves or plays.
 MAX_REPLAY_FILE = 16 * 1024 * 1024
 
-_PAGE_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-             "script-src 'self' 'unsafe-inline'; frame-src 'self'; object-src 'none'; "
+# The app's own pages run no script at all and fetch nothing but their images,
+# proofs and frames from the app itself: run-derived text in them (escaped by
+# the templates) could not reach the network even if it became markup.
+_PAGE_CSP = ("default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; "
+             "script-src 'none'; connect-src 'none'; frame-src 'self'; object-src 'none'; "
              "base-uri 'none'; form-action 'self'; frame-ancestors 'self'")
 
 
@@ -141,13 +147,35 @@ def _env() -> Environment:
     env = Environment(loader=PackageLoader("tcab.view", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["secs"] = _secs
-    env.filters["num"] = lambda v, d=2: "—" if v is None else f"{v:,.{d}f}"
-    env.filters["count"] = lambda v: "—" if v is None else f"{v:,}"
+    env.filters["num"] = lambda v, d=2: f"{v:,.{d}f}" if _number(v) else "—"
+    env.filters["count"] = lambda v: f"{v:,}" if _number(v) else "—"
+    # The home page's report tables: the columns as tcab.results.columns defines them.
+    env.globals["report_tables"] = group_tables
+    env.globals["cell_link"] = _cell_link
+    env.globals["tone_class"] = lambda c, row: {"good": "ok", "bad": "bad", "muted": "muted"}.get(
+        c.tone(row) if c.tone else "", "")
     return env
 
 
+def _cell_link(column, row, group) -> str | None:
+    """Where a report cell of the home page links to, if anywhere."""
+    if column.key == "harness":
+        return (f"/runs?case={quote(group.case_slug, safe='')}&version={quote(group.case_version, safe='')}"
+                f"&variant={quote(group.variant, safe='')}")
+    if column.key == "origin" and row.source and row.harness:
+        return f"/runs/{quote(row.source, safe='')}"
+    if column.key == "review_run":
+        return f"/runs/{quote(row.run_id, safe='')}"
+    return None
+
+
+def _number(value) -> bool:
+    """A value the number filters format (a run's files may hold anything)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _secs(value) -> str:
-    if value is None:
+    if not _number(value):
         return "—"
     return f"{value:.1f} s" if value < 120 else f"{value / 60:.1f} min"
 
@@ -212,8 +240,8 @@ def create_app(config: ViewConfig) -> Starlette:
         if row.get("run_dir"):
             try:
                 folder = inside(results, row["run_dir"])
-            except PathRefused:
-                folder = None  # a run folder recorded outside results/ is not served
+            except (PathRefused, PathMissing):
+                folder = None  # a run folder recorded outside results/ (or a loop) is not served
         return row, folder
 
     def run_page(request: Request):
@@ -236,12 +264,12 @@ def create_app(config: ViewConfig) -> Starlette:
         shots = {Path(str(s)).stem: str(s) for s in _json_list(validation.get("screenshots"))} \
             if validation else {}
         references = _references(config.catalog_dir, row, folder, run_id)
-        check_results = _check_results(folder)
+        check_results, check_problem = _check_results(folder)
         rev = review_part(row, proofs)
         return render("run.html", run=row, stages=stages, validation=validation, checks=checks,
                       shots=shots, references=references, builds=builds, events=events,
                       tree=tree, has_folder=folder is not None, review=rev, proofs=proofs,
-                      check_results=check_results)
+                      check_results=check_results, check_problem=check_problem)
 
     def review_part(row: dict, proofs: list[dict]) -> dict | None:
         """What the Human review section shows, or None when there is nothing to review."""
@@ -372,6 +400,8 @@ def create_app(config: ViewConfig) -> Starlette:
             path = inside(results, row["replay_path"])
         except PathRefused:
             return None, "its replay is recorded outside results/ and is not served"
+        except PathMissing:
+            return None, "its replay path is a symlink loop or an overlong name"
         if not path.is_file():
             return None, "its replay file is missing"
         if path.stat().st_size > MAX_REPLAY_FILE:
@@ -399,8 +429,8 @@ def create_app(config: ViewConfig) -> Starlette:
             renderer = renderer_path(config.catalog_dir, row["case_slug"], row["case_version"])
         except Exception as exc:  # noqa: BLE001 - catalog and replay errors alike: no player
             raise NotFound(f"no renderer: {exc}") from exc
-        return Response(player_page(renderer.read_bytes(), data), media_type="text/html",
-                        headers={"Content-Security-Policy": PLAYER_CSP})
+        page = player_page(renderer.read_bytes(), data)
+        return Response(page.html, media_type="text/html", headers={"Content-Security-Policy": page.policy})
 
     def tournament_page(request: Request):
         tid = request.path_params["tid"]
@@ -446,8 +476,15 @@ def create_app(config: ViewConfig) -> Starlette:
     def bad_page(request: Request, exc: Exception):
         return render("error.html", 400, title="Bad request", message=str(exc))
 
+    def unreadable(request: Request, exc: OSError):
+        # A file of a run that cannot be read (a name the system refuses, a
+        # vanished folder): the page names the error, never a traceback.
+        return render("error.html", 404, title="Not found",
+                      message=f"cannot read {Path(str(exc.filename or '?')).name[:80]}: {exc.strerror or exc}")
+
     app = Starlette(routes=routes, exception_handlers={
-        NotFound: not_found, PathRefused: refused, ValueError: bad_page})
+        NotFound: not_found, PathMissing: not_found, PathRefused: refused, ValueError: bad_page,
+        OSError: unreadable})
     return Guard(app, config.hosts)
 
 
@@ -500,6 +537,10 @@ class Guard:
         if name not in self.hosts:
             return 421, f"unknown Host {host!r}: this server answers only {', '.join(sorted(self.hosts))}"
         raw = scope.get("raw_path") or scope["path"].encode()
+        if not name:
+            return 421, "a request must name this server's Host"
+        if any(len(part) > NAME_MAX for part in scope["path"].encode("utf-8", "surrogateescape").split(b"/")):
+            return 404, f"no such page: a path component is longer than {NAME_MAX} bytes"
         if smuggled(raw.split(b"?", 1)[0]):
             return 400, "encoded separators, dots and NULs are refused in paths"
         if any(part in ("..", ".") for part in scope["path"].split("/")):
@@ -605,20 +646,53 @@ def _references(catalog_dir: Path, run: dict, folder: Path | None, run_id: str) 
 MAX_VALIDATION_JSON = 8 * 1024**2
 
 
-def _check_results(folder: Path | None) -> list[dict]:
-    """The run's ``[[check]]`` results (view, name, similarity, screenshot, error)
-    from its ``validation.json``; none when absent, oversized or unreadable."""
+def _check_results(folder: Path | None) -> tuple[list[dict], str | None]:
+    """(The run's ``[[check]]`` results (view, name, similarity, screenshot, error,
+    duration_s), each field of the type the page shows; why validation.json
+    is damaged, or None). A missing file is no problem."""
     if folder is None:
-        return []
+        return [], None
+    path = folder / VALIDATION_DIR / "validation.json"
     try:
-        with open(folder / VALIDATION_DIR / "validation.json", "rb") as fh:
+        with open(path, "rb", opener=_nofollow) as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return [], f"{VALIDATION_DIR}/validation.json is damaged: not a regular file"
             data = fh.read(MAX_VALIDATION_JSON + 1)
-        doc = json.loads(data) if len(data) <= MAX_VALIDATION_JSON else None
-    except (OSError, ValueError):
-        return []
+    except FileNotFoundError:
+        return [], None
+    except OSError as exc:
+        return [], f"{VALIDATION_DIR}/validation.json is damaged: {exc.strerror or exc}"
+    if len(data) > MAX_VALIDATION_JSON:
+        return [], f"{VALIDATION_DIR}/validation.json is damaged: larger than {MAX_VALIDATION_JSON} bytes"
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+        return [], f"{VALIDATION_DIR}/validation.json is damaged: not JSON ({reason})"
     found = doc.get("check_results") if isinstance(doc, dict) else None
-    return [r for r in found if isinstance(r, dict) and isinstance(r.get("view"), str)] \
-        if isinstance(found, list) else []
+    if found is None:
+        return [], None
+    if not isinstance(found, list):
+        return [], f"{VALIDATION_DIR}/validation.json is damaged: check_results is not a list"
+    results = [_check_result(r) for r in found if isinstance(r, dict) and isinstance(r.get("view"), str)]
+    return results, None
+
+
+def _nofollow(path, flags):
+    return os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK)
+
+
+def _check_result(r: dict) -> dict:
+    """One check result with each field of its type (a wrong one left out)."""
+    def number(v):
+        return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    def text(v):
+        return v if isinstance(v, str) else None
+
+    return {"name": text(r.get("name")) or "?", "view": r["view"], "similarity": number(r.get("similarity")),
+            "screenshot": text(r.get("screenshot")), "error": text(r.get("error")),
+            "duration_s": number(r.get("duration_s"))}
 
 
 def _renderer_problem(catalog_dir: Path, row: dict) -> str | None:

@@ -12,40 +12,78 @@ serves the same page to a sandboxed frame.
 from __future__ import annotations
 
 import base64
+import hashlib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from tcab.atomic import write_bytes
 from tcab.errors import ReplayError
 
-# The replay's fields the renderer reads come from hostile bots and builds;
-# this policy lets the page run its own inline code and read the blob it
-# made, and nothing else: no request leaves the page.
-PLAYER_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-              "img-src data: blob:; connect-src blob: data:; font-src data:; base-uri 'none'; "
-              "form-action 'none'")
+# The replay's fields the renderer reads come from hostile bots and builds.
+# The page's policy runs only the scripts it was built with (the loader and
+# the renderer's own inline scripts, each allowed by its SHA-256): markup
+# planted in a label or a forfeit detail can never run (no 'unsafe-inline',
+# so no event handler attribute either), and nothing leaves the page: no
+# fetch (the loader answers the renderer's one fetch of the replay itself),
+# image, frame, form or font from anywhere. WebRTC is not covered by any
+# policy Chromium knows: it stays closed because no planted script runs.
+_POLICY = ("default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; img-src data: blob:; "
+           "connect-src 'none'; font-src data:; media-src 'none'; frame-src 'none'; worker-src 'none'; "
+           "object-src 'none'; base-uri 'none'; form-action 'none'")
+# Served by ``tcab view`` (as a header, which a <meta> cannot carry): a
+# sandbox of its own, so the player opened at top level still has an opaque
+# origin, and only the app's own pages may frame it.
+_SERVED = "sandbox allow-scripts; frame-ancestors 'self'; "
 
-_LOADER = """<script data-tcab-replay>
+_LOADER = """
 (() => {{
   const bytes = Uint8Array.from(atob("{b64}"), c => c.charCodeAt(0));
   const url = URL.createObjectURL(new Blob([bytes], {{ type: "application/gzip" }}));
+  const fetchNetwork = window.fetch.bind(window);
+  window.fetch = (input, init) => String(input && input.url || input) === url
+    ? Promise.resolve(new Response(bytes, {{ headers: {{ "Content-Type": "application/gzip" }} }}))
+    : fetchNetwork(input, init);
   const query = new URLSearchParams(location.search);
   query.set("src", url);
   history.replaceState(null, "", "?" + query.toString() + location.hash);
 }})();
-</script>
 """
 
 _HEAD = re.compile(rb"<head\b[^>]*>", re.IGNORECASE)
+# An inline script of the renderer: its text is what the browser hashes
+# (an external script, with src=, is not allowed at all).
+_SCRIPT = re.compile(rb"<script\b([^>]*)>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
+_SRC = re.compile(rb"\bsrc\s*=", re.IGNORECASE)
 
 
-def player_page(renderer_html: bytes, replay_gz: bytes) -> bytes:
-    """``renderer_html`` with ``replay_gz`` (the replay file's bytes) loaded before its scripts."""
+@dataclass(frozen=True, slots=True)
+class PlayerPage:
+    html: bytes
+    policy: str   # the Content-Security-Policy header tcab view serves it with
+
+
+def _hash(script: bytes) -> str:
+    # The HTML parser turns CR LF and lone CR into LF before a script is hashed.
+    text = script.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text).digest()).decode("ascii") + "'"
+
+
+def player_page(renderer_html: bytes, replay_gz: bytes) -> PlayerPage:
+    """``renderer_html`` with ``replay_gz`` (the replay file's bytes) loaded before its
+    scripts, under a policy that runs only those scripts and reaches no network."""
     loader = _LOADER.format(b64=base64.b64encode(replay_gz).decode("ascii")).encode()
+    hashes = [_hash(loader)] + [_hash(m.group(2)) for m in _SCRIPT.finditer(renderer_html)
+                                if not _SRC.search(m.group(1))]
+    policy = _POLICY.format(hashes=" ".join(dict.fromkeys(hashes)))
+    head = (b'<meta http-equiv="Content-Security-Policy" content="' + policy.encode() + b'">\n'
+            b"<script data-tcab-replay>" + loader + b"</script>\n")
     match = _HEAD.search(renderer_html)
     if match is None:
-        return loader + renderer_html
-    return renderer_html[:match.end()] + b"\n" + loader + renderer_html[match.end():]
+        html = head + renderer_html
+    else:
+        html = renderer_html[:match.end()] + b"\n" + head + renderer_html[match.end():]
+    return PlayerPage(html, _SERVED + policy)
 
 
 def renderer_path(catalog_dir: Path, case_slug: str, case_version: str) -> Path:
@@ -87,5 +125,5 @@ def export_replay(replay_file: Path, out: Path, catalog_dir: Path, *,
         data = Path(replay_file).read_bytes()
     except OSError as exc:
         raise ReplayError(f"{exc.filename}: cannot read: {exc.strerror or exc}") from exc
-    write_bytes(out, player_page(html, data))
+    write_bytes(out, player_page(html, data).html)
     return out

@@ -8,7 +8,7 @@ import pytest
 
 from tcab.arena.rules import Rules
 from tcab.arena.sandbox import Forfeit
-from tcab.arena.simulation import Simulation
+from tcab.arena.simulation import Simulator
 from tests.support.paths import TALLY
 
 
@@ -17,8 +17,8 @@ def rules() -> Rules:
     return Rules(TALLY / "game" / "rules.py")
 
 
-def _sim(rules, seats=2, target=6, max_ticks=50) -> Simulation:
-    return Simulation(rules, {"target": target}, seed=4, seats=seats, timestep_ms=100, max_ticks=max_ticks)
+def _sim(rules, seats=2, target=6, max_ticks=50) -> Simulator:
+    return Simulator(rules, {"target": target}, seed=4, seats=seats, timestep_ms=100, max_ticks=max_ticks)
 
 
 def add(seat: int, n: int) -> dict:

@@ -15,6 +15,7 @@ import wasmtime
 from tcab.arena.game import GameSpec
 from tcab.arena.match import Entrant, play_match
 from tcab.catalog import load_version
+from tcab.seeding import seed_repository
 from tests.support.capture import CASE, R
 
 SEEDS = (0, 1, 2)
@@ -47,12 +48,17 @@ def test_the_baselines_each_have_their_own_source(modules):
     assert len(digests) == 4
 
 
-def test_controllers_share_the_workspace_helper_and_the_rules_copy_stays_in_step():
+def test_controllers_share_the_workspace_helper_and_the_rules_are_held_once(case, tmp_path):
     # Baselines and the solution are laid over the workspace, so its helper
-    # library is theirs; only the local runner's rules copy is duplicated.
+    # library is theirs. The local runner's rules are the game's module,
+    # seeded from game/ by the manifest: the case folder holds one copy.
     for tree in ("baselines/random", "baselines/rush", "baselines/guard", "solution"):
         assert not (CASE / tree / "src/capture.zig").exists(), tree
-    assert (CASE / "workspaces/base/tools/rules.py").read_bytes() == (CASE / "game/rules.py").read_bytes()
+    rules = (CASE / "game/rules.py").read_bytes()
+    copies = [p for p in CASE.rglob("*.py") if p.read_bytes() == rules]
+    assert copies == [CASE / "game/rules.py"]
+    seeded = seed_repository(case, case.variant(), tmp_path / "repo")
+    assert (seeded.path / "tools/rules.py").read_bytes() == rules
 
 
 def _score(case, modules, a: str, b: str, variant=None, seeds=SEEDS) -> tuple[int, int, int]:
@@ -125,8 +131,9 @@ console.log(JSON.stringify(states.map(s => [s.agents.map(a => [a.x, a.y, a.carry
     assert js[-1][2] == record.result["scores"]
 
 
-def test_the_local_runner_in_the_workspace_plays_a_match(modules):
-    run = subprocess.run([sys.executable, str(CASE / "workspaces/base/tools/play.py"), str(modules["guard"]),
+def test_the_local_runner_in_the_seeded_workspace_plays_a_match(case, modules, tmp_path):
+    seeded = seed_repository(case, case.variant(), tmp_path / "repo")
+    run = subprocess.run([sys.executable, str(seeded.path / "tools/play.py"), str(modules["guard"]),
                           "rush", "--seeds", "1"], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "you won 2 of 2" in run.stdout, run.stdout

@@ -19,11 +19,11 @@ import pytest
 from tcab.catalog.actions import Click, Key, Wait
 from tcab.catalog.model import (
     Build,
-    Check,
     Domain,
     Proof,
     Reference,
     ReviewItem,
+    ViewCheck,
     site_output_candidates,
 )
 from tcab.seeding import check_case
@@ -62,9 +62,9 @@ def test_every_key_of_the_end_to_end_fixture():
     assert [(s.source, s.dest) for s in case.specs] == [
         ("specs/overview.md.hbs", "specs/overview.md"), ("specs/proof.md", "specs/evidence.md")]
     assert case.checks == (
-        Check("board-lit", "Board, one tile lit", "board", (
+        ViewCheck("board-lit", "Board, one tile lit", "board", (
             Click(40, 40), Key("Enter"), Wait(200))),
-        Check("title", "Title", "title", ()),  # name humanized from the view
+        ViewCheck("title", "Title", "title", ()),  # name humanized from the view
     )
     assert case.proofs == (Proof("board", "The board", "proof/board.png"),
                            Proof("lighting", "Lighting", "proof/lighting.webm"))

@@ -1,10 +1,15 @@
-"""No tcab module imports another that imports it back.
+"""No tcab module imports another that imports it back, no package either,
+and each package imports only packages of lower layers (``LAYERS``).
 
 The graph is read from the source with ``ast`` (nothing is imported): an
 edge ``a -> b`` for every ``import b`` / ``from b import x`` in ``a``, at
 module level or inside a function (a function-level import still closes a
 circle when it runs), except under ``if TYPE_CHECKING:``. ``from pkg import
 name`` points at ``pkg.name`` when that is a module, else at ``pkg``.
+
+A package is ``tcab.<part>`` (a folder, or a top-level module such as
+``tcab.errors``); ``tcab`` itself is the root. The package graph has an
+edge ``p -> q`` when any module of ``p`` imports one of ``q``.
 """
 
 from __future__ import annotations
@@ -112,3 +117,76 @@ def test_a_planted_cycle_is_found() -> None:
 
 def test_no_module_imports_one_that_imports_it_back() -> None:
     assert cycles(import_graph()) == []
+
+
+# The allowed layer order, lowest first. A package may import packages of
+# lower layers only: never one of its own layer, never one above. A new
+# package must be placed here (the test says so) before it can pass.
+LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
+    # Plain helpers and the error tree: import no other part.
+    ("foundation", frozenset({"tcab", "errors", "atomic", "naming", "outcomes", "settings", "limits"})),
+    # Each stands alone: containers, templates, parsed cases, the results database and its presenters.
+    ("platform", frozenset({"runtime", "templates", "catalog", "results"})),
+    # The key of each artifact (module builds, seeds, validations): over the catalog's digests.
+    ("keys", frozenset({"artifacts"})),
+    # Chromium and its pages (shared by seeding and validation), harness adapters, sweep plans.
+    ("tools", frozenset({"browser", "harnesses", "plan"})),
+    ("seeding", frozenset({"seeding"})),
+    ("runs", frozenset({"runs"})),
+    # What happens to a run's output: matches and tournaments, end-to-end validation.
+    ("evaluation", frozenset({"arena", "validation"})),
+    ("view", frozenset({"view"})),
+    # The entry points: the sweep's doit tasks and the command line.
+    ("commands", frozenset({"tasks", "cli"})),
+    ("main", frozenset({"__main__"})),
+)
+
+
+def package_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def package_graph(graph: dict[str, set[str]]) -> tuple[dict[str, set[str]], dict[tuple[str, str], list[str]]]:
+    """The packages' graph and, for each of its edges, the module imports behind it."""
+    packages: dict[str, set[str]] = {package_of(m): set() for m in graph}
+    why: dict[tuple[str, str], list[str]] = {}
+    for module, targets in graph.items():
+        for target in sorted(targets):
+            p, q = package_of(module), package_of(target)
+            if p != q:
+                packages[p].add(q)
+                why.setdefault((p, q), []).append(f"{module} -> {target}")
+    return packages, why
+
+
+def layer_violations(graph: dict[str, set[str]], layers=LAYERS) -> list[str]:
+    rank = {pkg: i for i, (_, members) in enumerate(layers) for pkg in members}
+    name = {i: label for i, (label, _) in enumerate(layers)}
+    packages, why = package_graph(graph)
+    found = [f"tcab.{p}: in no layer; place it in LAYERS" for p in sorted(packages) if p not in rank]
+    for p in sorted(packages):
+        for q in sorted(packages[p]):
+            if p in rank and q in rank and rank[q] >= rank[p]:
+                found.append(f"{p} ({name[rank[p]]}) imports {q} ({name[rank[q]]}): {'; '.join(why[(p, q)])}")
+    return found
+
+
+def test_a_planted_package_cycle_and_an_upward_import_are_found() -> None:
+    graph = {"tcab.a.x": {"tcab.b.y"}, "tcab.b.y": {"tcab.c"}, "tcab.c": {"tcab.a.z"}, "tcab.a.z": set()}
+    packages, _ = package_graph(graph)
+    assert cycles(packages) == [["a", "b", "c"]]
+    layers = (("low", frozenset({"c"})), ("mid", frozenset({"b"})), ("high", frozenset({"a"})))
+    assert layer_violations(graph, layers) == ["c (low) imports a (high): tcab.c -> tcab.a.z"]
+    assert layer_violations({"tcab.d": set()}, layers) == ["tcab.d: in no layer; place it in LAYERS"]
+
+
+def test_no_package_imports_one_that_imports_it_back() -> None:
+    packages, why = package_graph(import_graph())
+    found = cycles(packages)
+    assert found == [], [(c, {e: why[e] for e in why if e[0] in c and e[1] in c}) for c in found]
+
+
+def test_each_package_imports_only_lower_layers() -> None:
+    assert layer_violations(import_graph()) == []
+

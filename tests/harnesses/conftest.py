@@ -76,15 +76,21 @@ def pointed(settings: Settings):
     ``slug`` whose install step starts the fake model with ``script`` (the CLI
     is in the image); ``replace`` maps text in its arguments to a test's value,
     ``extra`` are arguments added before the model's (a CLI's own limits),
-    ``setup`` replaces the shell line that configures the CLI."""
+    ``setup`` replaces the shell line that configures the CLI; ``base_url``
+    points the CLI elsewhere than the fake model (e.g. a port where nothing
+    listens: every connection refused)."""
 
     def make(slug: str, script: str, replace: dict[str, str] | None = None, extra: tuple[str, ...] = (),
-             setup: str | None = None):
+             setup: str | None = None, base_url: str | None = None):
         table = tomllib.loads((REPO / "harnesses" / f"{slug}.toml").read_text())
         point = POINTING[slug]
         table["install"] = (point["setup"] if setup is None else setup) + start_fake_model(script, point.get("fake", ""))
-        table["env"] = {**table.get("env", {}), **point["env"]}
-        for old, new in {**point.get("args", {}), **(replace or {})}.items():
+        env = point["env"] if base_url is None else {k: v.replace(BASE_URL, base_url) for k, v in point["env"].items()}
+        table["env"] = {**table.get("env", {}), **env}
+        args = point.get("args", {})
+        if base_url is not None:
+            args = {old: new.replace(BASE_URL, base_url) for old, new in args.items()}
+        for old, new in {**args, **(replace or {})}.items():
             assert any(old in a for a in table["args"]), f"{slug}: no argument holds {old!r}"
             table["args"] = [a.replace(old, new) for a in table["args"]]
         if extra:

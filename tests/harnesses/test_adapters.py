@@ -111,4 +111,5 @@ def test_aider_price_list_fetch_failing_is_not_a_model_failure() -> None:
             "/BerriAI/litellm/main/model_prices_and_context_window.json (Caused by NameResolutionError("
             "\"Failed to resolve 'raw.githubusercontent.com' ([Errno -2] Name or service not known)\"))")
     assert [e.kind for e in adapter.feed("stdout", line)] == ["warning"]
+    adapter.feed("stdout", "Tokens: 647 sent, 8 received.")  # its model answered
     assert adapter.verdict() is None

@@ -127,3 +127,31 @@ def test_gemini_max_session_turns_is_limit_exceeded(settings, e2e_case, pointed,
     assert "max session turns" in record.status_detail.lower(), record.status_detail
     assert ("message", fake_model.FINAL) not in [(e["kind"], e["text"]) for e in events]
     assert record.duration_s < 300
+
+
+# A port on the run container's loopback where nothing listens: every
+# connection the CLI makes is refused.
+REFUSED_URL = "http://127.0.0.1:9"
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("failure", ["server-error", "refused"])
+@pytest.mark.parametrize("slug", SLUGS)
+def test_unreachable_model_is_harness_error(slug, failure, settings, e2e_case, pointed, podman_runtime,
+                                            cli_image, monkeypatch) -> None:
+    """The model answers 500 to everything, or nothing listens at all: the CLI
+    retries, gives up and may exit 0 (Aider does), but a session in which no
+    model call succeeded is never ``completed``: ``harness_error``, with the
+    CLI's own words or tcab's "no model answer" in the detail. Codex with
+    nothing listening never gives up ("Reconnecting... waiting for network"
+    once a minute, lines that count as silence): the idle window ends it,
+    ``hung``."""
+    harness = (pointed(slug, "server-error") if failure == "server-error"
+               else pointed(slug, "write-file", base_url=REFUSED_URL))
+    record, events = _run(settings, e2e_case, harness, podman_runtime, monkeypatch, cli_image,
+                          idle_timeout_s=200)
+    expected = "hung" if (slug, failure) == ("codex", "refused") else "harness_error"
+    assert record.status == expected, (record.status, record.status_detail)
+    assert record.status_detail and "\x1b" not in record.status_detail
+    assert not (record.run_dir / "work" / fake_model.FILE).exists()
+    assert record.duration_s < 600

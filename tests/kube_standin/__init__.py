@@ -5,7 +5,10 @@ smallest honest substitute: a real HTTP and WebSocket server (aiohttp) on
 127.0.0.1 that implements exactly the calls the backend makes, runs each pod
 as a real Podman container, validates every pod body against the official
 OpenAPI schema with unknown fields rejected, and injects the faults a
-cluster produces (see :class:`~tests.kube_standin.pods.Faults`). It is not
+cluster produces (see :class:`~tests.kube_standin.pods.Faults`). It applies
+the shipped NetworkPolicy (``containers/kubernetes/networkpolicy.yaml``) the
+way an enforcing CNI would here: the pods it selects run on the firewalled
+``tcab-run`` Podman network (``containers/run-network.sh``). It is not
 a cluster: no scheduler beyond one node's labels and capacity, no watches,
 no admission webhooks, no quota.
 

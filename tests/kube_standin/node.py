@@ -16,15 +16,21 @@ import re
 import threading
 import time
 import uuid
+from pathlib import Path
 
 import docker
 import docker.errors
+import yaml
 
 SOCKET = os.environ.get("DOCKER_HOST") or "unix:///run/tcab/podman.sock"
 NODE = "tcab-standin"
 NODE_LABELS = {"kubernetes.io/hostname": NODE, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}
 #: The label the stand-in puts on its containers (so its own cleanup finds them).
 STANDIN_LABEL = "org.tcab.kube-standin"
+#: The NetworkPolicy a cluster applies to run pods; the stand-in enforces it
+#: by starting the pods it selects on the firewalled run network.
+POLICY = Path(__file__).resolve().parents[2] / "containers" / "kubernetes" / "networkpolicy.yaml"
+RUN_NETWORK = os.environ.get("TCAB_RUN_NETWORK") or "tcab-run"
 _SUFFIX = {"m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
 _local = threading.local()
 
@@ -93,6 +99,17 @@ def image_id(info: dict, ref: str) -> str:
     return digests[0] if digests else f"{ref.split(':')[0]}@{info['Id'] if info['Id'].startswith('sha256:') else 'sha256:' + info['Id']}"
 
 
+def network_for(pod: dict) -> str | None:
+    """The Podman network of ``pod``: the run network when the shipped
+    NetworkPolicy selects it (its ``podSelector.matchLabels``), else the default."""
+    policy = yaml.safe_load(POLICY.read_text(encoding="utf-8"))
+    wanted = policy["spec"]["podSelector"].get("matchLabels") or {}
+    labels = pod["metadata"].get("labels") or {}
+    if all(labels.get(k) == v for k, v in wanted.items()):
+        return RUN_NETWORK
+    return None
+
+
 def run_container(pod: dict) -> tuple[str, str]:
     """Create and start the pod's container; return (container id, pod IP)."""
     spec = pod["spec"]
@@ -111,6 +128,7 @@ def run_container(pod: dict) -> tuple[str, str]:
         extra_hosts=extra_hosts or None,
         security_opt=["no-new-privileges"] if sec.get("allowPrivilegeEscalation") is False else None,
         cap_drop=caps.get("drop") or None,
+        network_mode=network_for(pod),
     )
     meta = pod["metadata"]
     created = api().create_container(

@@ -114,7 +114,8 @@ def test_secret_decoded_from_json_escapes_is_redacted(settings, e2e_case, script
     escaped2 = json.dumps(ODD2)[1:-1]
     line = json.dumps({"type": "result", "subtype": "S1 S2", "result": "S1", "is_error": False})
     line = line.replace("S1", escaped).replace("S2", escaped2)
-    harness = scripted(f"printf '%s\\n' '{line}'", secrets=["TCAB_ODD", "TCAB_ODD2"],
+    answer = json.dumps({"type": "assistant", "message": {"id": "m1", "content": [{"type": "text", "text": "ok"}]}})
+    harness = scripted(f"printf '%s\\n' '{answer}' '{line}'", secrets=["TCAB_ODD", "TCAB_ODD2"],
                        adapter="claude-stream-json")
     record = _run(settings, e2e_case, harness, podman_runtime, env={"TCAB_ODD": ODD, "TCAB_ODD2": ODD2})
     assert record.status == "completed", record.status_detail

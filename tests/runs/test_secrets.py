@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tcab.errors import HarnessError
-from tcab.runs import RunOptions, execute_run
+from tcab.runs import RunOptions, execute_run, load_run
 from tcab.runs.secrets import Redactor
 
 TOKEN = "sk-test-3f9a1c7e5b2d4a6f8e0c"
@@ -24,6 +24,9 @@ def test_secrets_are_passed_in_and_never_written(settings, e2e_case, scripted, r
         env={"TCAB_TEST_TOKEN": TOKEN, "TCAB_EXTRA": EXTRA}))
     assert runtime.list_run_containers(record.id) == []
     assert record.status == "harness_error"
+    # The record names what the session was given (for validation to redact), never the values.
+    assert record.secrets == ("TCAB_TEST_TOKEN", "TCAB_EXTRA")
+    assert load_run(record.run_dir).secrets == record.secrets
 
     # The session saw the values: their redacted forms are in the log.
     raw = (record.run_dir / "raw.jsonl").read_text()

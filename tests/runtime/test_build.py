@@ -132,3 +132,18 @@ def test_limits_must_be_finite_and_positive(field: str, value) -> None:
     with pytest.raises(ValueError, match=rf"BuildLimits.{field}: expected a finite positive"):
         BuildLimits(**{field: value})
     assert BuildLimits().timeout_s == 600 and BuildLimits(timeout_s=0.5).timeout_s == 0.5
+
+
+def test_a_build_container_reaches_no_host_address(podman_runtime, image, tree) -> None:
+    from tests.runtime.host_listener import HostListener, connect_script, host_addresses
+
+    addresses = host_addresses(podman_runtime.api)
+    listener = HostListener()
+    try:
+        steps = [("build", connect_script(addresses, listener.port) + " > probe.txt")]
+        with build_in_container(podman_runtime, image, tree, steps, name="test-build-net") as box:
+            probe = box.read_file("probe.txt", 1 << 16).decode()
+    finally:
+        listener.close()
+    assert probe.count("closed ") == len(addresses) and "open" not in probe, probe
+    assert listener.seen == []

@@ -262,7 +262,7 @@ def test_many_empty_entries_stay_fast(tmp_path: Path) -> None:
     report = extract_tree(stream, tmp_path / "out", strip="work")
     assert report.files == 4000
     # Each link is a chain of the ones after it: the last 40 are within the hop limit.
-    assert len(report.refused) == 4000 - 40 and all("longer than 40" in r.reason for r in report.refused)
+    assert report.refused_count == 4000 - 40 and all("longer than 40" in r.reason for r in report.refused[:-1])
     assert time.monotonic() - t0 < 60
 
 
@@ -286,3 +286,55 @@ def test_prune_command_matches_deep_and_long_paths() -> None:
     assert re.fullmatch(deep_re, "/work/a/b/c/d") and not re.fullmatch(deep_re, "/work/a/b/c")
     assert re.fullmatch(deep_re, "/work/a/b\nb/c/d")
     del subprocess
+
+
+class _Metered:
+    """A stream that counts what was read from it and can trickle (``delay`` per read)."""
+
+    def __init__(self, raw: io.BytesIO, delay: float = 0.0, piece: int = 1 << 20):
+        self.raw, self.delay, self.piece, self.read_bytes = raw, delay, piece, 0
+
+    def read(self, size: int = -1) -> bytes:
+        import time
+
+        if self.delay:
+            time.sleep(self.delay)
+        data = self.raw.read(min(size, self.piece) if size >= 0 else self.piece)
+        self.read_bytes += len(data)
+        return data
+
+
+def test_apparent_size_counts_against_the_cap_before_it_is_read(tmp_path: Path) -> None:
+    # Sparse files cost the container nothing and the host nothing (holes),
+    # but reading their zeros costs time: their apparent size is what counts,
+    # and the tree is refused at the header that crosses the cap, unread.
+    members = [(_entry(f"work/s{i}.bin"), bytes(400_000)) for i in range(10)]
+    stream = _Metered(_tar(*members))
+    report = extract_tree(stream, tmp_path / "out", strip="work", limits=CollectLimits(max_bytes=1_000_000))
+    assert report.truncated and "size cap" in report.refused[0].reason
+    assert stream.read_bytes < 1_300_000 + (1 << 20)  # stopped near the cap, not at 4 MB
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_collection_has_a_wall_time_bound_of_its_own(tmp_path: Path) -> None:
+    import time
+
+    # An engine that trickles the archive (as one reading gigabytes of holes does).
+    members = [(_entry(f"work/f{i}"), b"x" * 4000) for i in range(200)]
+    stream = _Metered(_tar(*members), delay=0.02, piece=1024)
+    t0 = time.monotonic()
+    report = extract_tree(stream, tmp_path / "out", strip="work", limits=CollectLimits(max_seconds=0.5))
+    assert time.monotonic() - t0 < 3
+    assert report.truncated and "0.5 s" in report.refused[0].reason
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_refusals_are_a_bounded_list_plus_a_count(tmp_path: Path) -> None:
+    from tcab.runtime.collect import MAX_REFUSALS_LISTED
+
+    n = MAX_REFUSALS_LISTED + 500
+    stream = _tar(*[(_entry(f"work/p{i}", tarfile.FIFOTYPE), None) for i in range(n)], (_entry("work/ok"), b"k"))
+    report = extract_tree(stream, tmp_path / "out", strip="work")
+    assert len(report.refused) == MAX_REFUSALS_LISTED + 1 and report.refused_count == n
+    assert report.refused[-1].path == "." and "500 more" in report.refused[-1].reason
+    assert (tmp_path / "out" / "ok").read_bytes() == b"k"

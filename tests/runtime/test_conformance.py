@@ -216,3 +216,129 @@ def test_image_digest_of_a_running_container(runtime, box, base_image) -> None:
     assert runtime.ensure_image(base_image).digest == running.digest
     with pytest.raises(RuntimeBackendError):
         runtime.image_digest("no-such-container-0000")
+
+
+# -- hostile trees at collection (issue 21 items 10, 12, 13, 16, 17) ---------
+
+
+@pytest.mark.timeout(120)
+def test_sparse_files_count_their_apparent_size_before_they_are_read(runtime, box, tmp_path: Path) -> None:
+    # 20 files of 1 GiB - 1, made in a blink: reading their holes took the
+    # engine minutes. Their headers alone cross the cap, so nothing is read.
+    assert runtime.exec(box, ["sh", "-c", "for i in $(seq 1 20); do truncate -s 1073741823 s$i; done"]).ok
+    t0 = time.monotonic()
+    report = runtime.copy_out(box, "/work", tmp_path / "out", CollectLimits(max_bytes=1 << 20, max_seconds=60))
+    assert report.truncated and "size cap" in report.refused[0].reason
+    assert time.monotonic() - t0 < 30
+
+
+@pytest.mark.timeout(120)
+def test_collection_time_is_bounded_by_its_own_clock(runtime, box, tmp_path: Path) -> None:
+    # Under the byte cap, yet slow to read: the copy's own clock stops it.
+    assert runtime.exec(box, ["sh", "-c", "truncate -s 1900M sparse.bin"]).ok
+    t0 = time.monotonic()
+    report = runtime.copy_out(box, "/work", tmp_path / "out", CollectLimits(max_seconds=1.5))
+    took = time.monotonic() - t0
+    assert report.truncated and "took over 1.5 s" in report.refused[0].reason
+    assert took < 25 and not any((tmp_path / "out").iterdir())
+
+
+_REWRITER = ("setsid sh -c 'while :; do for i in 1 2 3 4 5 6 7 8; do head -c 200000 /dev/urandom > hot$i.bin; "
+             ": > hot$i.bin; done; done' >/dev/null 2>&1 </dev/null &")
+
+
+@pytest.mark.timeout(120)
+def test_a_process_rewriting_files_during_collection_is_the_runs_outcome(runtime, box, tmp_path: Path) -> None:
+    # What the run's own processes do while /work is collected never makes
+    # the copy fail (a run would be recorded `infrastructure` and retried).
+    setup = "mkdir -p keep && for i in $(seq 1 73); do echo $i > keep/f$i.txt; done; " + _REWRITER + " sleep 1"
+    assert runtime.exec(box, ["sh", "-c", setup]).ok
+    for attempt in range(3):
+        report = runtime.copy_out(box, "/work", tmp_path / f"out{attempt}")
+        assert not report.truncated, report.refused[:1]
+        assert len(list((tmp_path / f"out{attempt}" / "keep").iterdir())) == 73
+    assert "hot1" not in _ps(runtime, box)  # the run's processes are gone once it is collected
+
+
+_FORGER = r"""
+import io, os, signal, tarfile, time
+me = os.getpid()
+def forged():
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as t:
+        for name in ("work/forged.txt", "work/../escape.txt"):
+            info = tarfile.TarInfo(name); info.size = 6; t.addfile(info, io.BytesIO(b"forged"))
+    return buf.getvalue()
+end = time.time() + 60
+while time.time() < end:
+    for p in os.listdir("/proc"):
+        if not p.isdigit() or int(p) == me:
+            continue
+        try:
+            cmd = open(f"/proc/{p}/cmdline", "rb").read()
+        except OSError:
+            continue
+        if cmd.startswith(b"tar\0-c"):
+            pid = int(p)
+            os.kill(pid, signal.SIGSTOP)
+            with open(f"/proc/{pid}/fd/1", "wb") as fh:
+                fh.write(forged())
+            os.kill(pid, signal.SIGCONT)
+            raise SystemExit
+    time.sleep(0.002)
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_daemon_left_by_the_run_cannot_forge_the_collection_stream(runtime, box, tmp_path: Path) -> None:
+    # A daemon that stops the collector's tar, writes its own archive to
+    # tar's stdout and resumes it: no forged entry, no real file lost.
+    script = ("for i in $(seq 1 35); do echo real$i > r$i.txt; done; cat > /tmp/forge.py <<'EOF'\n"
+              f"{_FORGER}\nEOF\nsetsid python3 /tmp/forge.py >/dev/null 2>&1 </dev/null & sleep 0.5")
+    assert runtime.exec(box, ["sh", "-c", script]).ok
+    report = runtime.copy_out(box, "/work", tmp_path / "out")
+    names = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert names == sorted(f"r{i}.txt" for i in range(1, 36)), (names, report.refused[:3])
+    assert not report.truncated and report.refused == ()
+
+
+@pytest.mark.timeout(120)
+def test_unreadable_files_count_against_max_entries_and_are_listed_bounded(runtime, box, tmp_path: Path) -> None:
+    from tcab.runtime.collect import MAX_REFUSALS_LISTED
+
+    n = MAX_REFUSALS_LISTED + 200
+    setup = f"mkdir u && cd u && seq 1 {n} | xargs touch && chmod 000 * && echo ok > ../ok.txt"
+    assert runtime.exec(box, ["sh", "-c", setup]).ok
+    over = runtime.copy_out(box, "/work", tmp_path / "over", CollectLimits(max_entries=n // 2))
+    assert over.truncated and "entries" in over.refused[0].reason
+    report = runtime.copy_out(box, "/work", tmp_path / "out")
+    assert (tmp_path / "out" / "ok.txt").read_text() == "ok\n"
+    if runtime.name == "kubernetes":  # the pod's tar runs as the run user: it cannot read them
+        assert report.refused_count == n and len(report.refused) == MAX_REFUSALS_LISTED + 1
+        assert "unreadable" in report.refused[0].reason and f"{n} in all" in report.refused[-1].reason
+    else:  # the engine archives as root
+        assert report.files == n + 1 and report.refused == ()
+
+
+# -- the host is not reachable from a run (issue 21 item 18) ------------------
+
+
+@pytest.mark.timeout(120)
+def test_a_run_reaches_no_host_address_but_reaches_the_internet(runtime, box, podman_runtime) -> None:
+    from tests.runtime.host_listener import HostListener, connect_script, host_addresses
+
+    addresses = host_addresses(podman_runtime.api)
+    assert "10.88.0.1" in addresses  # the Podman gateway of the default network
+    listener = HostListener()
+    try:
+        res = runtime.exec(box, ["sh", "-c", connect_script(addresses, listener.port)],
+                           ExecOptions(timeout_s=60))
+        time.sleep(0.5)
+    finally:
+        listener.close()
+    assert res.ok and res.stdout.count("closed ") == len(addresses), res.output
+    assert listener.seen == []
+    # Outbound stays open: package registries (and model APIs) answer.
+    out = runtime.exec(box, ["sh", "-c", 'timeout 10 bash -c "echo > /dev/tcp/pypi.org/443" && echo reached'],
+                       ExecOptions(timeout_s=30))
+    assert "reached" in out.stdout, out.output

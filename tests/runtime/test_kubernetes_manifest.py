@@ -42,7 +42,8 @@ def test_manifest_fields() -> None:
     assert c["securityContext"]["allowPrivilegeEscalation"] is False and c["imagePullPolicy"] == "IfNotPresent"
     assert "hostAliases" not in spec and "nodeSelector" not in spec and c["resources"] == {}
     assert spec["activeDeadlineSeconds"] == int(24 * 3600 + DEADLINE_MARGIN_S)
-    assert pods["plain"]["metadata"]["labels"] == {RUN_LABEL: "20261130-lights-out-classic-x-1a2b3c"}
+    assert pods["plain"]["metadata"]["labels"] == {RUN_LABEL: "20261130-lights-out-classic-x-1a2b3c",
+                                                   "org.tcab.network": "run"}
     full = pods["full"]["spec"]
     assert full["activeDeadlineSeconds"] == int(7200 + DEADLINE_MARGIN_S)
     assert full["hostAliases"] == [{"ip": "10.1.2.3", "hostnames": ["host.docker.internal"]}]
@@ -111,3 +112,21 @@ def test_rbac_manifest_is_valid_and_grants_exactly_what_the_backend_calls() -> N
                       ("pods/exec", "create"), ("pods/exec", "get")}
     binding = next(d for d in docs if d["kind"] == "RoleBinding")
     assert binding["roleRef"]["name"] == role["metadata"]["name"]
+
+
+def test_network_policy_is_valid_and_selects_every_run_pod() -> None:
+    from kubernetes_validate import validate
+
+    from tcab.runtime.kubernetes.pods import NETWORK_LABEL
+
+    policy = yaml.safe_load((REPO / "containers/kubernetes/networkpolicy.yaml").read_text())
+    validate(policy, "1.31", strict=True)
+    assert policy["kind"] == "NetworkPolicy" and set(policy["spec"]["policyTypes"]) == {"Ingress", "Egress"}
+    assert policy["spec"]["podSelector"]["matchLabels"] == dict([NETWORK_LABEL])
+    blocks = [to["ipBlock"] for rule in policy["spec"]["egress"] for to in rule["to"] if "ipBlock" in to]
+    v4 = next(b for b in blocks if b["cidr"] == "0.0.0.0/0")
+    # The node, pod and service ranges of nearly every cluster, and the metadata endpoint.
+    assert {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"} <= set(v4["except"])
+    for body in _variants().values():
+        labels = body["metadata"]["labels"]
+        assert labels[NETWORK_LABEL[0]] == NETWORK_LABEL[1]

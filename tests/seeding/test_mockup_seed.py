@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from tcab.browser import chromium, renderer
+from tcab.browser.mockup_cache import MockupCache, mockup_cache_dir, mockup_inputs
 from tcab.catalog import load_version
 from tcab.seeding import seed_repository
 from tcab.seeding.cache import cache_entry, seed_from_cache
-from tcab.validation import chromium, renderer
-from tcab.validation.mockup_cache import MockupCache, mockup_cache_dir, mockup_inputs
 
 REPO = Path(__file__).resolve().parents[2]
 TRIO = REPO / "tests/fixtures/catalogs/mockups/end-to-end/easy/mockup-trio/v1.0.0"

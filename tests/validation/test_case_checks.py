@@ -50,3 +50,63 @@ def test_a_case_without_checks_renders_nothing(tmp_path):
     assert problems == [] and case.checks == ()
     assert case_check_specs(case, case.variant("base"), tmp_path / "cache", tmp_path / "validation") == ()
     assert not (tmp_path / "validation").exists()
+
+
+HELD_BACK = """
+[[reference]]
+view = "after-click"
+media = "checks/after-click.png"
+seed = false
+
+[[check]]
+view = "after-click"
+reference = "after-click"
+actions = [{ type = "click", x = 240, y = 300 }]
+"""
+
+
+def test_a_held_back_view_is_never_seeded_and_checks_compare_against_the_seeded_ones(tmp_path):
+    from tcab.seeding.plan import plan_seed
+    from tests.support.paths import LIGHTS_OUT
+
+    root = tmp_path / "catalog" / "end-to-end" / "easy" / "lights-out" / "v1.0.0"
+    shutil.copytree(LIGHTS_OUT, root)
+    (root / "checks").mkdir()
+    shutil.copy(root / "reference" / "board.png", root / "checks" / "after-click.png")
+    (root / "test-case.toml").write_text((root / "test-case.toml").read_text() + HELD_BACK)
+    case, problems = load_version(root)
+    assert problems == [] and case is not None
+    variant = case.variant(None)
+    assert [r.view for r in case.references_for(variant)] == ["board", "after-click"]
+    assert [r.view for r in case.seeded_references_for(variant)] == ["board"]
+    dests = [e.dest for e in plan_seed(case, variant)]
+    assert "reference/board.png" in dests and not any("after-click" in d for d in dests), dests
+    [spec] = case_check_specs(case, variant, tmp_path / "mockup-cache", tmp_path / "validation")
+    assert spec.reference_png == root / "checks" / "after-click.png"
+    assert spec.seeded == (root / "reference" / "board.png",)
+
+
+def test_seed_must_be_a_boolean(tmp_path):
+    from tests.support.paths import LIGHTS_OUT
+
+    root = tmp_path / "catalog" / "end-to-end" / "easy" / "lights-out" / "v1.0.0"
+    shutil.copytree(LIGHTS_OUT, root)
+    (root / "test-case.toml").write_text((root / "test-case.toml").read_text().replace(
+        'media = "reference/board.png"', 'media = "reference/board.png"\nseed = "no"'))
+    case, problems = load_version(root)
+    assert any("seed" in str(p) for p in problems), problems
+
+
+def test_every_shipped_check_compares_against_a_view_held_back_from_the_run():
+    """A shipped [[check]] whose baseline was seeded could be passed by
+    displaying that screenshot: each must name a held-back view (seed = false)."""
+    from tcab.catalog.loader import load_version as load
+    from tests.support.paths import REPO
+
+    for manifest in sorted((REPO / "test-cases").glob("*/*/*/*/test-case.toml")):
+        case, problems = load(manifest.parent)
+        assert case is not None, problems
+        for variant in case.variants:
+            seeded = {r.view for r in case.seeded_references_for(variant)}
+            for check in case.checks:
+                assert check.reference not in seeded, (manifest, check.view)

@@ -273,3 +273,48 @@ def test_validate_run_records_the_checks(settings, make_run, podman_runtime) -> 
     with pytest.raises(ValidationError, match="checked twice"):
         validate_run(settings, resolve_case(settings.catalog_dir, run.case_slug, run.case_version), run,
                      runtime=podman_runtime, checks=checks + checks[:1])
+
+
+# -- a check is never passed by showing a screenshot the run was given ----------------
+
+def _showing(tmp_path: Path, name: str, png: Path) -> Path:
+    """A page that only displays ``png`` over its whole viewport (what a run
+    can build from its own reference/ folder)."""
+    site = _site(tmp_path, name, "<!doctype html><html><body style='margin:0;overflow:hidden'>"
+                                 f"<img src='shown.png' style='display:block;width:{W}px;height:{H}px'>"
+                                 "</body></html>")
+    (site / "shown.png").write_bytes(png.read_bytes())
+    return site
+
+
+@pytest.mark.timeout(300)
+def test_a_page_showing_a_seeded_screenshot_never_counts(tmp_path: Path) -> None:
+    """The run was seeded with the closed view. Checked against that view
+    itself (no actions), every capture, the cheat's 1.0 too, is no better
+    than the seeded screenshot; against the opened view held back from the
+    run, the working page counts and the page showing the seeded one does not."""
+    closed, opened = _reference(tmp_path, "closed", False), _reference(tmp_path, "opened", True)
+    seeded = (closed,)
+    specs = [CheckSpec("seeded-view", closed, (), seeded=seeded),
+             CheckSpec("held-back", opened, (Click(40, 25),), seeded=seeded)]
+    cheat = _by_view(run_checks(_showing(tmp_path, "cheat", closed), specs, tmp_path / "cheat-shots",
+                                limits=FAST))
+    real = _by_view(run_checks(_site(tmp_path, "real", TOGGLE), specs, tmp_path / "real-shots", limits=FAST))
+    print({v: (r.similarity, r.seeded_similarity, r.error) for v, r in {**cheat, **real}.items()})
+    assert cheat["seeded-view"].similarity > 0.99 and cheat["seeded-view"].seeded_similarity == 1.0
+    assert "no better than the screenshot closed.png the run was given" in cheat["seeded-view"].error
+    assert real["seeded-view"].error and real["seeded-view"].seeded_similarity == 1.0
+    assert real["held-back"].error is None and real["held-back"].similarity > 0.99, real["held-back"]
+    assert real["held-back"].seeded_similarity < 0.9
+    assert cheat["held-back"].error and "closed.png" in cheat["held-back"].error
+    doc = real["held-back"].to_json()
+    assert doc["seeded_similarity"] == round(real["held-back"].seeded_similarity, 4)
+    # Without seeded screenshots (a spec built by hand) nothing is compared.
+    plain = run_checks(_site(tmp_path, "plain", TOGGLE), [CheckSpec("page", closed)], tmp_path / "plain-shots",
+                       limits=FAST)[0]
+    assert plain.error is None and plain.seeded_similarity is None
+
+
+def test_seeded_must_be_paths() -> None:
+    with pytest.raises(ValidationError, match="seeded: expected a tuple of Paths"):
+        CheckSpec("page", Path("x.png"), seeded=("x.png",))

@@ -9,6 +9,7 @@ flood, hang and print a secret.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -22,6 +23,7 @@ from tcab.results import open_db, record_run, record_validation
 from tcab.results.report import build_report, connect
 from tcab.results.schema import MIGRATIONS, TOOLCHAIN_STATUSES
 from tcab.results.store import schema_version
+from tcab.runs import load_run
 from tcab.validation import validate_run
 from tcab.validation.toolchain import TOOL_STATUSES, ToolchainLimits, harness_secrets
 from tests.support.paths import LIGHTS_OUT
@@ -56,15 +58,19 @@ def _report(path):
         conn.close()
 
 
-@pytest.fixture
-def tc_settings(tmp_path: Path):
-    """Settings over a catalog holding lights-out with a [toolchain]."""
+def _catalog_with(tmp_path: Path, toolchain: str):
     root = tmp_path / "catalog" / "end-to-end" / "easy" / "lights-out" / "v1.0.0"
     shutil.copytree(LIGHTS_OUT, root)
     manifest = root / "test-case.toml"
-    manifest.write_text(manifest.read_text().replace("[build]", TOOLCHAIN + "[build]", 1))
+    manifest.write_text(manifest.read_text().replace("[build]", toolchain + "[build]", 1))
     (tmp_path / "home").mkdir()
     return tmp_settings(tmp_path / "home", catalog=tmp_path / "catalog")
+
+
+@pytest.fixture
+def tc_settings(tmp_path: Path):
+    """Settings over a catalog holding lights-out with a [toolchain]."""
+    return _catalog_with(tmp_path, TOOLCHAIN)
 
 
 def _run(settings, run_id: str, tools: dict[str, str]):
@@ -223,3 +229,120 @@ def test_harness_secrets_are_the_declared_ones_that_are_set(tmp_path):
     (tmp_path / "broken.toml").write_text("not toml [")
     assert harness_secrets(tmp_path, {"A_KEY": "value-1", "OTHER": "x"}) == {"A_KEY": "value-1"}
     assert harness_secrets(tmp_path / "missing", {"A_KEY": "v"}) == {}
+
+
+# -- hostile commands: escapes, detached children, secrets no definition declares ----
+
+SHELL_TOOLCHAIN = """[toolchain]
+typecheck = "node tools/typecheck.js"
+lint = "sh tools/spawn.sh"
+format = "sh tools/spawn-and-hang.sh"
+test = "sh tools/count.sh"
+
+"""
+ESCAPES = ("console.log('\\x1b[31mred\\x1b[0m \\x1b]0;retitled\\x07 \\x1b]8;;http://x.example/\\x1b\\\\link"
+           "\\x1b]8;;\\x1b\\\\ \\x1b[2J\\x1b[Hclear \\x9b31m8bit bell\\x07 done');\n")
+# 3,000 detached processes (subshells blocked on a FIFO: forks without an
+# exec, so they come fast; in a session of their own, out of the command's
+# process group), more than the build container's pid limit holds: the
+# spawner stops at the limit ("Cannot fork"), the command exits 0.
+SPAWN = ("mkfifo /tmp/hold-a; setsid sh -c 'i=0; while [ $i -lt 3000 ]; do (read x < /tmp/hold-a) & "
+         "i=$((i+1)); done' </dev/null >/dev/null 2>&1 &\n"
+         "sleep 4; echo spawned; exit 0\n")
+SPAWN_AND_HANG = ("mkfifo /tmp/hold-b; setsid sh -c 'i=0; while [ $i -lt 200 ]; do (read x < /tmp/hold-b) & "
+                  "i=$((i+1)); done' </dev/null >/dev/null 2>&1 &\n"
+                  "exec sleep 1000\n")
+# What is left of them (each holds its FIFO's name in its command line).
+COUNT = ("left=0; for f in /proc/[0-9]*/cmdline; do case \"$(tr '\\0' ' ' < \"$f\" 2>/dev/null)\" in "
+         "*hold-*|'sleep 1000 ') left=$((left+1));; esac; done 2>/dev/null; echo \"left=$left\"; "
+         "[ \"$left\" -eq 0 ]\n")
+
+
+@pytest.mark.timeout(600)
+def test_detached_children_die_with_their_command_and_escapes_are_stripped(tmp_path, podman_runtime):
+    settings = _catalog_with(tmp_path, SHELL_TOOLCHAIN)
+    run = lights_out_run(settings, settings.root / "trees", "tc-detached",
+                         {"tools/typecheck.js": ESCAPES, "tools/spawn.sh": SPAWN,
+                          "tools/spawn-and-hang.sh": SPAWN_AND_HANG, "tools/count.sh": COUNT})
+    case = resolve_case(settings.catalog_dir, run.case_slug, run.case_version)
+    record = validate_run(settings, case, run, runtime=podman_runtime, settle_s=0.3,
+                          toolchain=ToolchainLimits(timeout_s=25, tail_bytes=2048))
+    tools = {t.name: t for t in record.toolchain}
+    typecheck = tools["typecheck"]
+    assert typecheck.status == "passed", typecheck
+    assert "red" in typecheck.output and "link" in typecheck.output and "done" in typecheck.output
+    assert not any(c in typecheck.output for c in "\x1b\x07\x9b"), repr(typecheck.output)
+    assert "retitled" not in typecheck.output and "http://x.example" not in typecheck.output
+    assert tools["lint"].status in ("passed", "failed"), tools["lint"]
+    # The hang is killed at its own limit, its 200 detached processes with it.
+    assert tools["format"].status == "timed_out" and tools["format"].exit_code is None, tools["format"]
+    assert 24 <= tools["format"].duration_s < 34, tools["format"].duration_s
+    # The next command starts, and no sleep of the earlier ones is left.
+    assert tools["test"].status == "passed", tools["test"]
+    assert "left=0" in tools["test"].output
+    doc = (run.run_dir / "validation" / "validation.json").read_text()
+    assert "\\u001b" not in doc and "\\u0007" not in doc
+
+
+RTSEC = "rt-5ecret-9d41c7a2e6"
+# The value is never written in the tree (a collection would refuse the
+# file): the run's own code rebuilds it from its hex when it is built, tested
+# and opened.
+FROM_HEX = f"Buffer.from({RTSEC.encode().hex()!r}, 'hex').toString()"
+LEAKING_BUILD = f"console.log('build says ' + {FROM_HEX});\n" + (
+    LIGHTS_OUT / "workspaces" / "base" / "build.js").read_text().replace("#!/usr/bin/env node\n", "")
+SECRET_TOOLCHAIN = """[toolchain]
+typecheck = "node tools/leak.js"
+test = "node tools/leak.js --and-fail"
+
+"""
+LEAK_TOOL = (f"const v = {FROM_HEX}; console.log('value=' + v); console.error('\\x1b[1m' + v.slice(0, 4) + "
+             f"'\\x1b[0m' + v.slice(4)); if (process.argv[2]) process.exit(3);\n")
+
+
+@pytest.mark.timeout(600)
+def test_a_secret_no_definition_declares_is_redacted_from_the_whole_validation(tmp_path, podman_runtime,
+                                                                                monkeypatch):
+    """The run was given RTSEC with --secret (its record names it; no harness
+    definition declares it): the build log, the toolchain tails (even a value
+    split by an escape), validation.json and the toolchain_results rows never
+    hold it."""
+    settings = _catalog_with(tmp_path, SECRET_TOOLCHAIN)
+    monkeypatch.setenv("RTSEC", RTSEC)
+    assert all("RTSEC" not in p.read_text() for p in settings.harnesses_dir.glob("*.toml"))
+    run = lights_out_run(settings, settings.root / "trees", "tc-rtsec",
+                         {"build.js": LEAKING_BUILD, "tools/leak.js": LEAK_TOOL})
+    run = dataclasses.replace(run, secrets=("RTSEC",))
+    run.write()
+    case = resolve_case(settings.catalog_dir, run.case_slug, run.case_version)
+    record = validate_run(settings, case, load_run(run.run_dir), runtime=podman_runtime, settle_s=0.3,
+                          toolchain=LIMITS)
+    assert record.status == "passed", record.detail
+    assert "build says [secret:RTSEC]" in record.build_log, record.build_log
+    tools = {t.name: t for t in record.toolchain}
+    assert tools["typecheck"].output.count("[secret:RTSEC]") == 2, tools["typecheck"].output
+    assert tools["test"].status == "failed"
+    doc = (run.run_dir / "validation" / "validation.json").read_text()
+    assert RTSEC not in doc and "[secret:RTSEC]" in doc
+    db = open_db(settings.results_db)
+    try:
+        record_run(db, *run.db_rows())
+        record_validation(db, record.row())
+        rows = [v for row in db.execute("SELECT * FROM toolchain_results") for v in row]
+        assert rows and not any(RTSEC in str(v) for v in rows)
+        assert not any(RTSEC in str(v) for row in db.execute("SELECT * FROM validations") for v in row)
+    finally:
+        db.close()
+
+
+def test_a_secret_the_run_was_given_must_be_set_to_validate(tmp_path, monkeypatch):
+    """Unset, its value could not be kept out: refused up front, naming it."""
+    settings = _catalog_with(tmp_path, SECRET_TOOLCHAIN)
+    monkeypatch.delenv("RTSEC", raising=False)
+    run = lights_out_run(settings, settings.root / "trees", "tc-unset")
+    run = dataclasses.replace(run, secrets=("RTSEC",))
+    run.write()
+    assert load_run(run.run_dir).secrets == ("RTSEC",)
+    case = resolve_case(settings.catalog_dir, run.case_slug, run.case_version)
+    with pytest.raises(ValidationError, match="run.json: secrets: the run was given secret RTSEC"):
+        validate_run(settings, case, load_run(run.run_dir), runtime="docker")

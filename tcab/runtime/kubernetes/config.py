@@ -20,11 +20,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcab.errors import RuntimeBackendError
-from tcab.runtime.choice import backend_settings
+from tcab.runtime.setting import Setting
 
-#: Settings a plan or ``tcab run`` may give (strings), defined once in
-#: :data:`tcab.runtime.choice.SETTINGS`, and their environment variables.
-SETTINGS = tuple(s.name for s in backend_settings("kubernetes"))
+#: Settings a plan or ``tcab run --k8s-*`` may give (strings): their one
+#: definition (tcab.runtime.choice.SETTINGS takes them from here).
+KUBE_SETTINGS: tuple[Setting, ...] = (
+    Setting("context", "kubernetes", "text", "Kubeconfig context (default: the current one; in a pod: in-cluster)."),
+    Setting("namespace", "kubernetes", "text", "Namespace of the run pods (default: tcab)."),
+    Setting("cpu", "kubernetes", "text", "CPU request and limit of a run pod, e.g. 2 or 1500m."),
+    Setting("memory", "kubernetes", "text", "Memory request and limit of a run pod, e.g. 4Gi."),
+    Setting("node_selector", "kubernetes", "text", "Node labels a run pod needs, key=value[,key=value]."),
+    Setting("image_pull_secret", "kubernetes", "text", "Secret the cluster pulls the run image with."),
+)
+#: Their names, and their environment variables (TCAB_K8S_<NAME>).
+SETTINGS = tuple(s.name for s in KUBE_SETTINGS)
 ENV_PREFIX = "TCAB_K8S_"
 DEFAULT_NAMESPACE = "tcab"
 DEFAULT_START_TIMEOUT_S = 600.0

@@ -23,17 +23,45 @@ from tcab.runtime.base import RUN_LABEL, WORKDIR, ContainerSpec
 from tcab.runtime.kubernetes.config import KubeSettings, check_label_key, check_label_value
 
 CONTAINER = "run"
+#: The label every run pod carries: what containers/kubernetes/networkpolicy.yaml
+#: selects (egress to the internet and the cluster DNS, never the node or
+#: the cluster's own addresses; see docs/kubernetes.md).
+NETWORK_LABEL = ("org.tcab.network", "run")
 #: The run container's PID 1 (``python3 -I -S -c``; the run images have
 #: python3). No signal handler of its own: SIG_IGN for what can be
 #: ignored, the kernel's init protection for SIGKILL and SIGSTOP.
 #: PR_SET_DUMPABLE 0 puts it out of the same user's ``ptrace`` and
 #: ``/proc/1/mem``. Then it waits for children (orphans reparented to it)
 #: for ever. A failure to ignore or to drop dumpability is not fatal.
+#:
+#: :data:`REAP_SIGNAL` is the one signal it acts on: it SIGKILLs every other
+#: process of the pod (``kill(-1)`` from PID 1 reaches them all and cannot
+#: be answered in kind) and reaps them, until none but zombies (which it
+#: cannot reap: an exec's processes belong to the runtime) is left, or 5 s passed.
+#: Copy-out asks for it first, so the tar that streams ``/work`` out is the
+#: only process of the pod besides PID 1: nothing of the run is left to
+#: signal, trace, or write to it, or to change the tree under it. The run
+#: user can send it too; it only kills the run's own processes.
+REAP_SIGNAL = "RTMIN+7"
 INIT = (
     "import ctypes, os, signal, time\n"
+    "def alive(p):\n"
+    "    try: return open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[0] != 'Z'\n"
+    "    except (OSError, IndexError): return False\n"
+    "def reap(*_):\n"
+    "    end = time.monotonic() + 5\n"
+    "    while time.monotonic() < end:\n"
+    "        try: os.kill(-1, signal.SIGKILL)\n"
+    "        except OSError: pass\n"
+    "        while True:\n"
+    "            try: pid, _s = os.waitpid(-1, os.WNOHANG)\n"
+    "            except ChildProcessError: break\n"
+    "            if pid == 0: break\n"
+    "        if not [p for p in os.listdir('/proc') if p.isdigit() and p != '1' and alive(p)]: return\n"
+    "        time.sleep(0.01)\n"
     "for s in signal.valid_signals():\n"
     "    if s != signal.SIGCHLD:\n"
-    "        try: signal.signal(s, signal.SIG_IGN)\n"
+    "        try: signal.signal(s, reap if s == signal.SIGRTMIN + 7 else signal.SIG_IGN)\n"
     "        except (OSError, ValueError): pass\n"
     "try: ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)\n"
     "except Exception: pass\n"
@@ -122,6 +150,7 @@ def pod_manifest(spec: ContainerSpec, settings: KubeSettings, name: str, *, pull
     # No annotations: podman kube play refuses values over 63 characters,
     # so the full run id lives only in the label (hashed when too long).
     labels[RUN_LABEL] = run_label(spec.run_id)
+    labels[NETWORK_LABEL[0]] = NETWORK_LABEL[1]
     return {
         "apiVersion": "v1",
         "kind": "Pod",

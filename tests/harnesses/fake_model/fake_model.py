@@ -19,6 +19,8 @@ Scripts (``--script``):
   titles, quota checks, next-speaker checks) gets a short answer with zero
   usage, so the script's totals stay exact.
 - ``unauthorized``: every model request answers 401 with the API's error.
+- ``server-error``: every model request answers 500 with the API's error
+  (a provider that is up but failing: the CLIs retry, then give up).
 - ``silent``: accepts every request and never answers.
 - ``stalled``: answers 200 and opens the event stream, then sends nothing
   (a stream that stalls: what a CLI's stream idle timeout is for).
@@ -165,6 +167,17 @@ class Handler(BaseHTTPRequestHandler):
             self._sse_start()  # the stream opens, then nothing ever comes
             while True:
                 time.sleep(3600)
+        if script == "server-error":
+            self._log(method="POST", api=api, answer=500)
+            if api == "anthropic":
+                self._json(500, {"type": "error", "error": {"type": "api_error", "message": "Internal server error"}})
+            elif api == "gemini":
+                self._json(500, {"error": {"code": 500, "message": "Internal error encountered.",
+                                           "status": "INTERNAL"}})
+            else:
+                self._json(500, {"error": {"message": "The server had an error while processing your request.",
+                                           "type": "server_error", "code": None}})
+            return
         if script == "unauthorized":
             self._log(method="POST", api=api, answer=401)
             if api == "anthropic":
@@ -376,7 +389,7 @@ class Server(ThreadingHTTPServer):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--script", choices=("write-file", "unauthorized", "silent", "stalled"), default="write-file")
+    parser.add_argument("--script", choices=("write-file", "unauthorized", "server-error", "silent", "stalled"), default="write-file")
     parser.add_argument("--port", type=int, default=8787)
     parser.add_argument("--log", default=None)
     parser.add_argument("--workdir", default="/work", help="where the file is written (absolute)")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tcab.validation.site_server import serve_site
+from tcab.browser.site_server import serve_site
 
 
 def _get(port: int, target: bytes, method: bytes = b"GET") -> tuple[int, bytes]:

@@ -1,6 +1,9 @@
 """``tcab catalog validate`` over a whole catalog: every version checked in
 full, in parallel, with the result of each cached by its content.
 
+It lives in seeding, not in the catalog: the deep check seeds, and the
+catalog sits below seeding (tests/core/test_import_graph.py).
+
 Each version folder is parsed (manifest, variants, paths) and deep-checked
 (``tcab.seeding.check_case``: seeding plan and prompt of every variant). The
 outcome (its slug, its variant count, its problems) is cached per version
@@ -38,7 +41,7 @@ CHUNK = 32  # versions per worker task: amortizes the process round trip
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
+class CatalogVerdict:
     """The outcome of checking a catalog."""
 
     versions: int
@@ -146,13 +149,13 @@ def _save_cache(path: Path, validator: str, versions: dict) -> None:
 
 
 def verify_catalog(root: Path | str, *, cache: Path | None = None, jobs: int = 1,
-                   on_progress: Callable[[int, int], None] | None = None) -> Verdict:
+                   on_progress: Callable[[int, int], None] | None = None) -> CatalogVerdict:
     """Check every version folder under ``root``; ``cache`` is the cache file
     (None: no cache); ``on_progress(done, total)`` after each version."""
     root = Path(root).resolve()
     problems: list[Problem] = []
     if not root.is_dir():
-        return Verdict(0, 0, [Problem(display_path(root), "catalog folder not found")], 0)
+        return CatalogVerdict(0, 0, [Problem(display_path(root), "catalog folder not found")], 0)
     layout = _layout(root, problems)
     validator = validator_id() if cache is not None else ""
     cached = _load_cache(cache, validator)
@@ -204,7 +207,7 @@ def _run(todo: list[tuple[str, str, str]], jobs: int, *, fingerprint: bool):
             raise
 
 
-def _assemble(layout, verdicts: dict[str, dict], problems: list[Problem], *, checked: int) -> Verdict:
+def _assemble(layout, verdicts: dict[str, dict], problems: list[Problem], *, checked: int) -> CatalogVerdict:
     owner: dict[str, Path] = {}
     versions = variants = 0
     slugs: dict[Path, dict[str, str]] = {}
@@ -223,4 +226,4 @@ def _assemble(layout, verdicts: dict[str, dict], problems: list[Problem], *, che
             continue
         versions += 1
         variants += verdict["variants"]
-    return Verdict(versions, variants, problems, checked, len(layout))
+    return CatalogVerdict(versions, variants, problems, checked, len(layout))

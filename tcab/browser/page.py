@@ -1,9 +1,9 @@
 """Check a built static site in headless Chromium.
 
 The output folder is served on 127.0.0.1 (a random port, only for the
-duration of the check) by :mod:`tcab.validation.site_server` (regular files
+duration of the check) by :mod:`tcab.browser.site_server` (regular files
 inside the folder only, never a link) and opened in a Chromium that tcab
-starts itself (:mod:`tcab.validation.chromium`: fenced to that one port,
+starts itself (:mod:`tcab.browser.chromium`: fenced to that one port,
 killed with its whole process tree at the wall-time deadline or over its
 memory bound), driven by Playwright over DevTools. Checks:
 
@@ -29,13 +29,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tcab.errors import ValidationError
-from tcab.validation.chromium import BrowserUnavailable, running_chromium
-from tcab.validation.limits import check_limits
-from tcab.validation.record import Check
-from tcab.validation.site_server import serve_site
+from tcab.browser.chromium import BrowserUnavailable, running_chromium
+from tcab.browser.site_server import serve_site
+from tcab.errors import BrowserError
+from tcab.limits import check_limits
 
-__all__ = ["BrowserLimits", "BrowserUnavailable", "PageResult", "View", "check_page", "png_size"]
+__all__ = ["BrowserLimits", "BrowserUnavailable", "Check", "PageResult", "View", "check_page", "png_size"]
 
 DEFAULT_VIEWPORT = (1024, 768)
 MAX_VIEWPORT = 4096
@@ -44,9 +43,22 @@ MAX_ERROR_CHARS = 300    # each kept error is cut to this
 
 
 @dataclass(frozen=True, slots=True)
+class Check:
+    """One check: its name, whether it passed, and what was seen (a
+    validation records the page's among its own, tcab.validation.record)."""
+
+    name: str
+    ok: bool
+    detail: str = ""
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "ok": self.ok, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
 class BrowserLimits:
     """Bounds of one browser check (docs/validation.md). Every field must be
-    finite and positive (``settle_s`` may be 0); ``ValidationError`` otherwise."""
+    finite and positive (``settle_s`` may be 0); ``BrowserError`` otherwise."""
 
     load_timeout_s: float = 30.0         # index.html answers and fires load
     settle_s: float = 1.0                # errors watched after load, per view
@@ -57,7 +69,7 @@ class BrowserLimits:
     max_file_bytes: int = 64 * 1024**2   # one file the site server sends
 
     def __post_init__(self) -> None:
-        check_limits(self, "browser", ValidationError)
+        check_limits(self, "browser", BrowserError)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""The validation tests' own fixture: a host file they must never leak."""
+"""The browser toolkit tests' own fixture: a host file they must never leak."""
 
 from __future__ import annotations
 

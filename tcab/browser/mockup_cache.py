@@ -10,7 +10,7 @@ known before rendering, so the cache is two levels deep::
 ``<key>`` is the SHA-256 of the mockup's path in its version folder, its
 bytes, the default viewport, tcab's version (a release that renders
 differently never reuses an old shot) and the renderer's fingerprint (the
-browser's and the host's fonts' files, :mod:`tcab.validation.renderer`:
+browser's and the host's fonts' files, :mod:`tcab.browser.renderer`:
 upgrading Chromium or adding a font renders again); ``<files>`` is the SHA-256 of the
 loaded set. A hit needs every recorded file to still have its recorded
 digest (read as the site server would serve it: no link followed), and the
@@ -28,12 +28,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tcab import __version__, atomic
+from tcab.browser.chromium import BrowserUnavailable
+from tcab.browser.mockup import DEFAULT_VIEWPORT, MockupLimits, MockupSession
+from tcab.browser.renderer import renderer_fingerprint
+from tcab.browser.site_server import Refused, open_inside
 from tcab.catalog.toml import display_path
-from tcab.errors import SeedError
-from tcab.validation.chromium import BrowserUnavailable
-from tcab.validation.mockup import DEFAULT_VIEWPORT, MockupLimits, MockupSession
-from tcab.validation.renderer import renderer_fingerprint
-from tcab.validation.site_server import Refused, open_inside
+from tcab.errors import BrowserError
 
 RENDER_FORMAT = 1  # bump when the way a mockup is rendered changes
 CACHE_FOLDER = "mockup-cache"
@@ -150,7 +150,7 @@ class MockupCache:
             self._session.close()
 
     def __call__(self, path: Path) -> bytes:
-        """PNG bytes of the mockup at ``path``. Raises SeedError naming the file."""
+        """PNG bytes of the mockup at ``path``. Raises BrowserError naming the file."""
         rel = Path(path).relative_to(self.root).as_posix()
         mockup_sha = self.reader.sha256(rel)
         key_dir = self.cache_dir / mockup_key(rel, mockup_sha or "missing")
@@ -164,7 +164,7 @@ class MockupCache:
         try:
             rendered = self._session.render(Path(path))
         except BrowserUnavailable as exc:
-            raise SeedError(f"{display_path(Path(path))}: cannot render the mockup: {exc}") from exc
+            raise BrowserError(f"{display_path(Path(path))}: cannot render the mockup: {exc}") from exc
         self.renders += 1
         files = {rel: self.reader.sha256(rel) for rel in rendered.loaded}
         if mockup_sha is not None and files.get(rel) == mockup_sha and None not in files.values():

@@ -18,7 +18,7 @@ import json
 import os
 from pathlib import Path
 
-from tcab.validation import chromium
+from tcab.browser import chromium
 
 #: fontconfig's configuration and Debian's default font folders (system,
 #: local, the user's); a folder that does not exist contributes nothing.

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tcab.errors import ValidationError
+from tcab.browser.page import View, check_page, png_size
+from tcab.errors import BrowserError
 from tcab.validation import BrowserLimits
-from tcab.validation.browser import View, check_page, png_size
 
 VIEWS = [View("page", 640, 480)]
 
@@ -247,13 +247,13 @@ def test_a_gigabyte_of_console_errors_keeps_a_few(tmp_path) -> None:
 def test_limits_must_be_finite_and_positive() -> None:
     for field in ("load_timeout_s", "screenshot_timeout_s", "wall_time_s"):
         for bad in (float("nan"), float("inf"), 0, -1, "5", True):
-            with pytest.raises(ValidationError, match=f"browser limit {field}: expected a finite positive"):
+            with pytest.raises(BrowserError, match=f"browser limit {field}: expected a finite positive"):
                 BrowserLimits(**{field: bad})
     for field in ("max_memory_bytes", "js_heap_mb", "max_file_bytes"):
         for bad in (1.5, 0, -3, float("nan")):
-            with pytest.raises(ValidationError, match=f"browser limit {field}: expected a positive integer"):
+            with pytest.raises(BrowserError, match=f"browser limit {field}: expected a positive integer"):
                 BrowserLimits(**{field: bad})
-    with pytest.raises(ValidationError, match="settle_s: expected a finite number >= 0, got nan"):
+    with pytest.raises(BrowserError, match="settle_s: expected a finite number >= 0, got nan"):
         BrowserLimits(settle_s=float("nan"))
     assert BrowserLimits(settle_s=0).settle_s == 0
 

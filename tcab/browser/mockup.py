@@ -2,9 +2,9 @@
 
 A mockup is catalog input, but HTML runs code, so it is fenced like a
 built site (docs/seeding.md, "Reference mockups"): the case version folder
-is served by :mod:`tcab.validation.site_server` (regular files inside the
+is served by :mod:`tcab.browser.site_server` (regular files inside the
 folder only, never a link), Chromium is started by
-:mod:`tcab.validation.chromium` (its proxy fence lets it reach that one
+:mod:`tcab.browser.chromium` (its proxy fence lets it reach that one
 port only, a watchdog kills its whole process group at the deadline or over
 its memory bound) and every request Playwright sees that is not for the
 served origin is aborted and makes the render fail (fail-closed: a mockup
@@ -17,7 +17,7 @@ timeouts end a load or screenshot that takes too long, and the watchdog's
 deadline, moved forward for each mockup, kills Chromium when a page holds
 even those calls.
 
-A render fails with a ``SeedError`` naming the mockup file when the page
+A render fails with a ``BrowserError`` naming the mockup file when the page
 does not answer 200, throws (``pageerror``), fails to load a resource of the
 folder (4xx/5xx or a network failure), asks for anything outside the folder,
 or runs out of time or memory. The viewport is 1280x720 unless the mockup
@@ -35,11 +35,11 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+from tcab.browser.chromium import BrowserUnavailable, running_chromium
+from tcab.browser.site_server import Refused, request_components, serve_site
 from tcab.catalog.toml import display_path
-from tcab.errors import SeedError
-from tcab.validation.chromium import BrowserUnavailable, running_chromium
-from tcab.validation.limits import check_limits
-from tcab.validation.site_server import Refused, request_components, serve_site
+from tcab.errors import BrowserError
+from tcab.limits import check_limits
 
 DEFAULT_VIEWPORT = (1280, 720)
 MAX_ERRORS = 5
@@ -49,7 +49,7 @@ MAX_ERROR_CHARS = 200
 @dataclass(frozen=True, slots=True)
 class MockupLimits:
     """Bounds of rendering one mockup (docs/seeding.md). Every field must be a
-    finite positive number (``settle_s`` may be 0); ``SeedError`` otherwise."""
+    finite positive number (``settle_s`` may be 0); ``BrowserError`` otherwise."""
 
     timeout_s: float = 20.0              # one mockup: load, fonts, settle, screenshot (hard bound)
     start_timeout_s: float = 60.0        # starting Chromium and connecting to it, once per seed
@@ -60,7 +60,7 @@ class MockupLimits:
     max_file_bytes: int = 32 * 1024**2   # one file the mockup (or the mockup itself) loads
 
     def __post_init__(self) -> None:
-        check_limits(self, "mockup", SeedError)
+        check_limits(self, "mockup", BrowserError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,7 @@ class _ViewportMeta(HTMLParser):
 def viewport_of(html: str, where: str, max_viewport: int) -> tuple[int, int]:
     """The mockup's viewport: ``width``/``height`` of its viewport meta when they
     are whole numbers of CSS pixels, else 1280x720 for the missing one.
-    A number outside 1..``max_viewport`` is a ``SeedError`` naming ``where``."""
+    A number outside 1..``max_viewport`` is a ``BrowserError`` naming ``where``."""
     parser = _ViewportMeta()
     parser.feed(html)
     parser.close()
@@ -103,7 +103,7 @@ def viewport_of(html: str, where: str, max_viewport: int) -> tuple[int, int]:
             continue  # device-width, scales and the like keep the default
         number = int(value)
         if not 1 <= number <= max_viewport:
-            raise SeedError(f"{where}: <meta name=\"viewport\"> {key}={value}: "
+            raise BrowserError(f"{where}: <meta name=\"viewport\"> {key}={value}: "
                             f"expected 1 to {max_viewport} pixels")
         if key == "width":
             width = number
@@ -176,20 +176,20 @@ class MockupSession:
     def render(self, path: Path) -> Rendered:
         """Render the mockup at ``path`` (inside ``root``) to PNG.
 
-        Raises ``SeedError`` naming the file for anything the mockup did wrong,
+        Raises ``BrowserError`` naming the file for anything the mockup did wrong,
         ``BrowserUnavailable`` when Chromium or Playwright cannot start.
         """
         where = display_path(path)
         try:
             rel = Path(path).relative_to(self.root).as_posix()
         except ValueError:
-            raise SeedError(f"{where}: a mockup must lie inside its case version folder") from None
+            raise BrowserError(f"{where}: a mockup must lie inside its case version folder") from None
         try:
             raw = Path(path).read_bytes()
         except OSError as exc:
-            raise SeedError(f"{where}: cannot read the mockup: {exc.strerror or exc}") from exc
+            raise BrowserError(f"{where}: cannot read the mockup: {exc.strerror or exc}") from exc
         if len(raw) > self.limits.max_file_bytes:
-            raise SeedError(f"{where}: the mockup is {len(raw)} bytes "
+            raise BrowserError(f"{where}: the mockup is {len(raw)} bytes "
                             f"(limit {self.limits.max_file_bytes})")
         width, height = viewport_of(raw.decode("utf-8", errors="replace"), where, self.limits.max_viewport)
         if self._context is None:
@@ -270,7 +270,7 @@ class MockupSession:
             page.on("popup", lambda p: errors.append(f"opened a window {_clip(p.url)}"))
             answer = page.goto(url, wait_until="load", timeout=left_ms())
             if answer is None or answer.status != 200:
-                raise SeedError(f"{where}: the mockup answered {getattr(answer, 'status', None)}")
+                raise BrowserError(f"{where}: the mockup answered {getattr(answer, 'status', None)}")
             page.wait_for_function("() => document.fonts.status === 'loaded'", timeout=left_ms())
             if self.limits.settle_s:
                 page.wait_for_timeout(min(self.limits.settle_s * 1000, left_ms()))
@@ -279,12 +279,12 @@ class MockupSession:
             png = page.screenshot(full_page=False, animations="disabled", caret="hide", timeout=left_ms())
         except PlaywrightError as exc:
             if self._watchdog.reason == "memory":
-                raise SeedError(f"{where}: the mockup's browser used more than "
+                raise BrowserError(f"{where}: the mockup's browser used more than "
                                 f"{self.limits.max_memory_bytes} bytes of memory; Chromium was killed") from None
             if self._watchdog.reason or isinstance(exc, PlaywrightTimeout):
-                raise SeedError(f"{where}: the mockup did not render within {self.limits.timeout_s:g}s "
+                raise BrowserError(f"{where}: the mockup did not render within {self.limits.timeout_s:g}s "
                                 "(load, fonts, screenshot)" + self._summary(errors, "; also: ")) from None
-            raise SeedError(f"{where}: the mockup failed to render: {_clip(str(exc).splitlines()[0])}"
+            raise BrowserError(f"{where}: the mockup failed to render: {_clip(str(exc).splitlines()[0])}"
                             + self._summary(errors, "; also: ")) from None
         finally:
             if page is not None and not self._watchdog.reason:
@@ -293,7 +293,7 @@ class MockupSession:
                 except PlaywrightError:
                     pass
         if errors:
-            raise SeedError(f"{where}: the mockup" + self._summary(errors, " "))
+            raise BrowserError(f"{where}: the mockup" + self._summary(errors, " "))
         loaded.add(rel)
         return Rendered(png, frozenset(loaded), width, height)
 

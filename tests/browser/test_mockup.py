@@ -11,8 +11,13 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tcab.errors import SeedError
-from tcab.validation.mockup import MockupLimits, MockupSession, viewport_of
+from tcab.browser import chromium
+from tcab.browser.mockup import MockupLimits, MockupSession, viewport_of
+from tcab.browser.mockup_cache import MockupCache
+from tcab.catalog import load_version
+from tcab.errors import BrowserError, SeedError
+from tcab.seeding.plan import plan_seed
+from tests.support.paths import CATALOG_FIXTURES
 
 STYLE = "body { margin: 0; background: rgb(10, 200, 30); }"
 
@@ -92,9 +97,9 @@ def test_default_and_meta_sizes_and_what_was_loaded(tmp_path):
 
 
 def test_viewport_meta_out_of_bounds_names_the_file():
-    with pytest.raises(SeedError, match=r"ref/big\.html: <meta name=\"viewport\"> width=5000: expected 1 to 4096"):
+    with pytest.raises(BrowserError, match=r"ref/big\.html: <meta name=\"viewport\"> width=5000: expected 1 to 4096"):
         viewport_of('<meta name="viewport" content="width=5000,height=10">', "ref/big.html", 4096)
-    with pytest.raises(SeedError, match="height=0"):
+    with pytest.raises(BrowserError, match="height=0"):
         viewport_of('<meta name="VIEWPORT" content="height=0">', "x.html", 4096)
     assert viewport_of("<p>no meta</p>", "x.html", 4096) == (1280, 720)
 
@@ -102,7 +107,7 @@ def test_viewport_meta_out_of_bounds_names_the_file():
 @pytest.mark.parametrize("field,value", [("timeout_s", 0), ("timeout_s", float("inf")),
                                          ("max_viewport", 1.5), ("settle_s", -1), ("timeout_s", True)])
 def test_bad_limits_are_refused_naming_the_field(field, value):
-    with pytest.raises(SeedError, match=f"mockup limit {field}: expected"):
+    with pytest.raises(BrowserError, match=f"mockup limit {field}: expected"):
         MockupLimits(**{field: value})
 
 
@@ -121,15 +126,15 @@ def test_requests_outside_the_folder_are_blocked_and_fail_the_render(tmp_path, l
     })
     os.symlink(secret_path, root / "ref/secret.txt")  # a link out of the folder: never served
     with MockupSession(root, MockupLimits()) as session:
-        with pytest.raises(SeedError) as port:
+        with pytest.raises(BrowserError) as port:
             session.render(root / "ref/port.html")
-        with pytest.raises(SeedError) as file:
+        with pytest.raises(BrowserError) as file:
             session.render(root / "ref/file.html")
-        with pytest.raises(SeedError) as link:
+        with pytest.raises(BrowserError) as link:
             session.render(root / "ref/link.html")
-        with pytest.raises(SeedError) as dns:
+        with pytest.raises(BrowserError) as dns:
             session.render(root / "ref/dns.html")
-        with pytest.raises(SeedError) as up:
+        with pytest.raises(BrowserError) as up:
             session.render(root / "ref/up.html")
     assert listener.accepted == 0
     assert str(port.value).startswith(str(root / "ref/port.html") + ": the mockup ")
@@ -156,7 +161,7 @@ def test_a_broken_mockup_is_an_error_naming_it(tmp_path, name, html, expected):
     # A short bound only where the page never finishes: a loaded machine needs more.
     timeout = 4 if name == "loop.html" else 20
     with MockupSession(root, MockupLimits(timeout_s=timeout)) as session:
-        with pytest.raises(SeedError) as info:
+        with pytest.raises(BrowserError) as info:
             session.render(root / "mockups" / name)
     message = str(info.value)
     assert message.startswith(f"{root / 'mockups' / name}: ")
@@ -169,8 +174,23 @@ def test_a_mockup_outside_the_folder_or_too_big_is_refused_before_a_browser_star
     root = _folder(tmp_path, {"a.html": "x" * 2000})
     (tmp_path / "out.html").write_text("<p>out</p>")
     with MockupSession(root, MockupLimits(max_file_bytes=1000)) as session:
-        with pytest.raises(SeedError, match="must lie inside its case version folder"):
+        with pytest.raises(BrowserError, match="must lie inside its case version folder"):
             session.render(tmp_path / "out.html")
-        with pytest.raises(SeedError, match=r"a\.html: the mockup is 2000 bytes \(limit 1000\)"):
+        with pytest.raises(BrowserError, match=r"a\.html: the mockup is 2000 bytes \(limit 1000\)"):
             session.render(root / "a.html")
         assert session.browser_starts == 0
+
+
+def test_without_a_browser_the_cache_raises_the_toolkits_error_and_seeding_names_it_its_own(tmp_path, monkeypatch):
+    monkeypatch.setattr(chromium, "CHROMIUM", str(tmp_path / "no-such-chromium"))
+    root = _folder(tmp_path, {"ref/a.html": f"<style>{STYLE}</style>"})
+    with MockupCache(root, tmp_path / "cache") as render, pytest.raises(BrowserError) as raised:
+        render(root / "ref/a.html")
+    assert not isinstance(raised.value, SeedError)
+    assert "ref/a.html: cannot render the mockup:" in str(raised.value)
+
+    case, problems = load_version(next((CATALOG_FIXTURES / "mockups").rglob("test-case.toml")).parent)
+    assert not problems, problems
+    with (MockupCache(case.root, tmp_path / "cache2") as render,
+          pytest.raises(SeedError, match="cannot render the mockup")):
+        plan_seed(case, case.variant(), render_mockup=render)
