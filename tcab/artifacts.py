@@ -107,7 +107,7 @@ def baseline_module_key(case: CaseVersion, name: str, tree: TreeDigest = tree_di
     """The key of baseline ``name``'s module: its folder, the workspace under
     it (:func:`baseline_workspace`) and the recipe."""
     return {
-        "source": case_parts(case, [f"{case.game.baselines}/{name}"], tree),
+        "source": case_parts(case, [f"{case.section.game.baselines}/{name}"], tree),
         "workspace": case_parts(case, [baseline_workspace(case)], tree),
         "recipe": build_recipe(case),
     }

@@ -1,6 +1,7 @@
-"""One rule for the limit dataclasses of validation (browser, mockups,
-checks, toolchain): every field a finite positive number, an ``int`` field a
-positive integer, ``settle_s`` (a pause) may be 0."""
+"""One rule for the limit dataclasses of the browser toolkit (page, mockups)
+and of validation (checks, toolchain): every field a finite positive number,
+an ``int`` field a positive integer, ``settle_s`` (a pause) may be 0. Here,
+below both, so that neither imports the other for it."""
 
 from __future__ import annotations
 

@@ -53,7 +53,7 @@ def base_image() -> str:
     """The end-to-end run image, resolved as runs resolve it."""
     from tcab.runtime import resolve_image
 
-    return resolve_image("end-to-end")
+    return resolve_image("base-wasm")
 
 
 @pytest.fixture(scope="session")

@@ -43,9 +43,10 @@ from tcab.artifacts import (
     run_module_key,
     run_tree,
 )
-from tcab.atomic import write_bytes, write_text
+from tcab.atomic import write_cache_bytes
 from tcab.catalog import Build, CaseVersion, case_digest
 from tcab.errors import ArenaError, RuntimeBackendError
+from tcab.reading import read_bytes
 from tcab.runs.record import RunRecord
 from tcab.runtime import (
     BuildLimits,
@@ -88,31 +89,54 @@ class BuildRecord:
         }
 
 
+#: The largest build record read back from build/builds/ (one is under 8 KiB: the log tail is bounded).
+MAX_RECORD_BYTES = 1024 * 1024
+
+
+def _module_ok(path: Path, sha: object) -> bool:
+    """Whether ``path`` is a regular file (not a link) whose bytes have digest ``sha``."""
+    try:
+        data = read_bytes(path, MAX_MODULE_BYTES, follow=False, what="module")
+    except OSError:
+        return False
+    return sha256_hex(data) == sha
+
+
 def _cached(settings: Settings, key: str, source_digest: str) -> BuildRecord | None:
+    """The stored record of ``key`` when it is whole and its own; a restored build/
+    is input, so the record is read bounded and never through a link, its
+    module must be ``build/wasm/<sha256>.wasm`` and still have that digest."""
     path = settings.build_dir / "builds" / f"{key}.json"
     try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
+        data = json.loads(read_bytes(path, MAX_RECORD_BYTES, follow=False, what="build record"))
+    except (OSError, ValueError):
         return None
-    if data.get("source_digest") != source_digest or data.get("status") != "ok":
+    if not isinstance(data, dict) or data.get("source_digest") != source_digest or data.get("status") != "ok":
         return None
-    module = Path(data["module"]) if data.get("module") else None
-    if module is None or not module.is_file() or sha256_hex(module.read_bytes()) != data.get("sha256"):
+    sha = data.get("sha256")
+    module = settings.build_dir / "wasm" / f"{sha}.wasm"
+    if not isinstance(sha, str) or len(sha) != 64 or data.get("module") != str(module) \
+            or not _module_ok(module, sha):
         return None
-    return BuildRecord(**{**data, "module": module})
+    try:
+        record = BuildRecord(**{**data, "module": module})
+    except TypeError:  # keys a record does not have, or missing ones
+        return None
+    return record
 
 
 def _save(settings: Settings, key: str, record: BuildRecord) -> None:
     data = asdict(record)
     data["module"] = str(record.module) if record.module else None
-    write_text(settings.build_dir / "builds" / f"{key}.json", json.dumps(data, indent=1, sort_keys=True))
+    write_cache_bytes(settings.build_dir / "builds" / f"{key}.json",
+                      json.dumps(data, indent=1, sort_keys=True).encode())
 
 
 def _store_module(settings: Settings, data: bytes) -> tuple[Path, str]:
     sha = sha256_hex(data)
     path = settings.build_dir / "wasm" / f"{sha}.wasm"
-    if not path.is_file():
-        write_bytes(path, data)
+    if not _module_ok(path, sha):  # absent, or forged: a link, a FIFO, other bytes
+        write_cache_bytes(path, data)
     return path, sha
 
 
@@ -130,9 +154,9 @@ def _case_build(case: CaseVersion) -> Build:
 # ---- baselines: trusted, on the host
 
 def _baseline_dir(case: CaseVersion, name: str) -> Path:
-    if case.game is None or not case.game.baselines:
+    if case.section.game is None or not case.section.game.baselines:
         raise ArenaError(f"{case.manifest}: [game].baselines is not set; no baseline {name!r}")
-    root = case.path(case.game.baselines)
+    root = case.path(case.section.game.baselines)
     known = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     if name not in known:
         raise ArenaError(f"baseline:{name}: unknown baseline of {case.ref} (known: {', '.join(known) or 'none'})")
@@ -213,9 +237,9 @@ def _host_commands(tree: Path, commands: list[str]) -> tuple[str, str]:
 def _check_run(case: CaseVersion, run: RunRecord) -> None:
     if (run.case_slug, run.case_version) != (case.slug, case.version):
         raise ArenaError(f"run {run.id} is a run of {run.case_slug}@{run.case_version}, not of {case.ref}")
-    if case.type != "adversarial":
-        raise ArenaError(f"{case.manifest}: {case.slug} is a {case.type} case; "
-                         f"only adversarial runs build a controller (validate it with `tcab validate {run.id}`)")
+    if case.test_type.evaluate_command != "build":
+        raise ArenaError(f"{case.manifest}: {case.slug} is a {case.type} case; only the runs of types "
+                         f"that build a controller (adversarial) are built; {case.test_type.evaluate_hint(run.id)}")
     if not run.has_tree():
         raise ArenaError(f"{run.tree}: run {run.id} has no collected tree to build")
 

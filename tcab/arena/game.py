@@ -69,10 +69,11 @@ class GameSpec:
         from tcab.catalog import case_digest  # imported late: the catalog is optional here
 
         where = f"{case.root}/test-case.toml"
+        section = getattr(case, "section", None)  # tcab.testtypes.adversarial.AdversarialSection
         for attr in ("contract", "sandbox", "simulation", "match", "game"):
-            if getattr(case, attr, None) is None:
+            if getattr(section, attr, None) is None:
                 raise ArenaError(f"{where}: [{attr}] is required for an adversarial case")
-        game, contract = case.game, case.contract
+        game, contract = case.section.game, case.section.contract
         params = _plain(dict(_get(game, "params") or {}))
         params.update(_plain(dict(_get(variant, "params") or {})))
         build = getattr(case, "build", None)
@@ -83,14 +84,14 @@ class GameSpec:
             world_schema=case.root / _get(contract, "world"),
             action_schema=case.root / _get(contract, "action"),
             params=params,
-            fuel_per_tick=int(_get(case.sandbox, "fuel_per_tick")),
-            max_memory_bytes=int(_get(case.sandbox, "max_memory_bytes")),
+            fuel_per_tick=int(_get(case.section.sandbox, "fuel_per_tick")),
+            max_memory_bytes=int(_get(case.section.sandbox, "max_memory_bytes")),
             entry=_get(contract, "entry") or "tick",
-            timestep_ms=int(_get(case.simulation, "timestep_ms")),
-            max_ticks=int(_get(case.simulation, "max_ticks")),
-            participants=int(_get(case.match, "participants") or 2),
-            structure=_get(case.match, "structure") or "round-robin",
-            rounds=int(_get(case.match, "rounds") or 1),
+            timestep_ms=int(_get(case.section.simulation, "timestep_ms")),
+            max_ticks=int(_get(case.section.simulation, "max_ticks")),
+            participants=int(_get(case.section.match, "participants") or 2),
+            structure=_get(case.section.match, "structure") or "round-robin",
+            rounds=int(_get(case.section.match, "rounds") or 1),
             case_digest=case_digest(case),
             root=case.root,
             baselines=case.root / baselines if baselines else None,

@@ -23,8 +23,9 @@ import orjson
 from tcab.arena.engine import ModuleCache
 from tcab.arena.game import GameSpec
 from tcab.arena.match import Entrant, play_match
+from tcab.arena.preflight import LoadLimits
 from tcab.arena.replay import encode_replay
-from tcab.atomic import write_bytes
+from tcab.atomic import write_cache_bytes
 
 _caches: dict[str, ModuleCache] = {}
 
@@ -70,21 +71,69 @@ class MatchJob:
         return self.results_dir / "replays" / f"{self.key}.json.gz"
 
 
+#: The most a cached summary may hold (one of a 4-seat match is ~1 KiB).
+MAX_SUMMARY_BYTES = 1024 * 1024
+
+
+def _summary_problem(job: MatchJob, summary) -> str | None:
+    """Why a stored summary is not ``job``'s, or None. A restored results/ folder
+    is input: the summary must name this job's key, seed, modules and replay,
+    and have the shape the callers read (result seats, fuel, digests)."""
+    if not isinstance(summary, dict):
+        return "not an object"
+    expected = {"key": job.key, "seed": job.seed, "shas": list(job.shas), "replay": str(job.replay_path)}
+    for name, value in expected.items():
+        if summary.get(name) != value:
+            return f"{name} is not this match's"
+    result, fuel, labels = summary.get("result"), summary.get("fuel"), summary.get("labels")
+    if not isinstance(result, dict) or not isinstance(result.get("seats"), list):
+        return "result is not a match result"
+    seats = len(job.shas)
+    if len(result["seats"]) != seats or not all(isinstance(row, dict) for row in result["seats"]):
+        return "result has another number of seats"
+    if not isinstance(fuel, list) or len(fuel) != seats or not all(
+            isinstance(f, dict) and isinstance(f.get("total"), int) and isinstance(f.get("peak"), int)
+            for f in fuel):
+        return "fuel is not one total and peak per seat"
+    if not isinstance(labels, list) or len(labels) != seats or not all(isinstance(x, str) for x in labels):
+        return "labels are not one string per seat"
+    for name in ("final_digest", "replay_sha256"):
+        if not isinstance(summary.get(name), str) or len(summary[name]) != 64:
+            return f"{name} is not a digest"
+    return None
+
+
 def cached_summary(job: MatchJob) -> dict | None:
-    """The stored summary of ``job`` if both it and its replay exist."""
-    if not (job.summary_path.is_file() and job.replay_path.is_file()):
-        return None
+    """The stored summary of ``job`` if it and its replay are whole and its own.
+
+    Both are read as tcab wrote them: regular files, not links, bounded in
+    size (a FIFO never blocks); the summary must be ``job``'s (key, seed,
+    modules, replay path) and the replay's bytes must still have the digest
+    the summary recorded. Anything else is None: the match is played again.
+    """
+    from tcab.arena.replay import stored_bytes_limit
+    from tcab.reading import read_bytes
+
     try:
-        summary = orjson.loads(job.summary_path.read_bytes())
+        summary = orjson.loads(read_bytes(job.summary_path, MAX_SUMMARY_BYTES, follow=False))
+        if _summary_problem(job, summary) is not None:
+            return None
+        replay = read_bytes(job.replay_path, stored_bytes_limit(), follow=False)
     except (OSError, orjson.JSONDecodeError):
         return None
-    if not isinstance(summary, dict):  # damaged: play the match again, as for unreadable JSON
+    if hashlib.sha256(replay).hexdigest() != summary["replay_sha256"]:
         return None
     return {**summary, "cached": True}
 
 
 def run_job(job: MatchJob) -> dict:
-    """Play ``job`` (or reuse its cached result) and return its summary."""
+    """Play ``job`` (or reuse its cached result) and return its summary.
+
+    The ``TCAB_WASM_*`` limits are checked first, cached or not: a value that
+    would be refused when playing is refused when serving from the cache too
+    (ArenaError naming the variable).
+    """
+    LoadLimits.from_env()
     found = cached_summary(job)
     if found is not None:
         return found
@@ -97,14 +146,14 @@ def run_job(job: MatchJob) -> dict:
     record = play_match(job.spec, entrants, job.seed, cache)
     duration = time.perf_counter() - started
     replay = encode_replay(record.replay)
-    write_bytes(job.replay_path, replay)
+    write_cache_bytes(job.replay_path, replay)
     summary = {
         "key": job.key, "seed": job.seed, "labels": list(job.labels), "shas": list(job.shas),
         "result": record.result, "final_digest": record.final_digest, "fuel": record.fuel,
         "replay": str(job.replay_path), "replay_sha256": hashlib.sha256(replay).hexdigest(),
         "duration_s": round(duration, 4),
     }
-    write_bytes(job.summary_path, orjson.dumps(summary, option=orjson.OPT_SORT_KEYS))
+    write_cache_bytes(job.summary_path, orjson.dumps(summary, option=orjson.OPT_SORT_KEYS))
     return {**summary, "cached": False}
 
 

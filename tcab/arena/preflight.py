@@ -24,6 +24,7 @@ import math
 import os
 from dataclasses import dataclass, fields
 
+from tcab.bounds import ENV
 from tcab.errors import ArenaError
 
 MAGIC = b"\0asm"
@@ -101,9 +102,11 @@ class LoadLimits:
             except ValueError:
                 raise ArenaError(f"{var}: expected a finite positive "
                                  f"{'number' if f.name == 'compile_seconds' else 'integer'}, got {text!r}") from None
-            if not math.isfinite(value) or value <= 0:
+            top = ENV[var].shown  # tcab.bounds: the one table of maxima
+            if not math.isfinite(value) or value <= 0 or value > ENV[var].maximum:
                 raise ArenaError(f"{var}: expected a finite positive "
-                                 f"{'number' if f.name == 'compile_seconds' else 'integer'}, got {text!r}")
+                                 f"{'number' if f.name == 'compile_seconds' else 'integer'} "
+                                 f"of at most {top}, got {text!r}")
             values[f.name] = value
         return cls(**values)
 

@@ -25,6 +25,7 @@ import orjson
 
 from tcab.atomic import write_bytes
 from tcab.errors import ReplayError
+from tcab.reading import ReadRefused, open_binary
 
 REPLAY_FORMAT = "tcab-replay/1"
 
@@ -97,15 +98,24 @@ def _limit(max_bytes) -> int:
     return max_bytes
 
 
+def stored_bytes_limit(max_bytes: int | None = None) -> int:
+    """The most a replay file may hold on disk: what gzip could make of ``max_bytes``
+    (the decompressed bound) and its framing (stored blocks add 5 bytes per 64 KiB)."""
+    limit = _limit(max_bytes)
+    return limit + limit // 1000 + 4096
+
+
 def _inflate(path: Path, limit: int) -> bytes:
     """The decompressed bytes of ``path``, read in steps and never more than ``limit`` of them."""
     try:
-        with open(path, "rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as gz:
+        # Non-blocking and a regular file only: a FIFO named as a replay never blocks.
+        raw = open_binary(path, stored_bytes_limit(limit), what="replay file")
+        with raw, gzip.GzipFile(fileobj=raw, mode="rb") as gz:
             data = gz.read(limit + 1)
             if len(data) > limit:
                 raise ReplayError(f"{path}: decompresses to more than {limit} bytes "
                                   "(a replay this large is refused; see --max-bytes)")
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+    except (FileNotFoundError, IsADirectoryError, PermissionError, ReadRefused) as exc:
         raise ReplayError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     except EOFError as exc:
         # Not "interrupted": click would take an EOFError for Ctrl-D.

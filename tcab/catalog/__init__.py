@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tcab.catalog.digest import case_digest, tree_digest
-    from tcab.catalog.layout import DIFFICULTIES, TYPES, version_key
+    from tcab.catalog.layout import DIFFICULTIES, version_key
     from tcab.catalog.loader import Catalog, load_catalog, load_version, scan_catalog
     from tcab.catalog.model import (
         STRUCTURES,
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 # name -> the module that defines it
 _LAZY = {
     **dict.fromkeys(("case_digest", "tree_digest"), "tcab.catalog.digest"),
-    **dict.fromkeys(("DIFFICULTIES", "TYPES", "version_key"), "tcab.catalog.layout"),
+    **dict.fromkeys(("DIFFICULTIES", "version_key"), "tcab.catalog.layout"),
     **dict.fromkeys(("Catalog", "load_catalog", "load_version", "scan_catalog"), "tcab.catalog.loader"),
     **dict.fromkeys(("STRUCTURES", "Build", "CaseVersion", "Contract", "Game", "Match", "Reference",
                      "Replay", "Sandbox", "Simulation", "SpecFile", "Variant"),
@@ -75,7 +75,6 @@ __all__ = [
     "Sandbox",
     "Simulation",
     "SpecFile",
-    "TYPES",
     "Variant",
     "case_digest",
     "load_catalog",

@@ -26,6 +26,8 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tcab.reading import open_regular
+
 if TYPE_CHECKING:
     from tcab.catalog.model import CaseVersion
 
@@ -82,13 +84,10 @@ def tree_digest(root: Path | str) -> str:
             h.update(len(data).to_bytes(8, "big"))
             h.update(data)
             continue
-        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-        fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        # Non-blocking, regular files only (a FIFO would wait for a writer): tcab.reading.
+        fd = open_regular(full, follow=False)
         try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise OSError(f"{full}: not a regular file, folder or link")
-            size = info.st_size
+            size = os.fstat(fd).st_size
             h.update(size.to_bytes(8, "big"))
             done = 0
             while chunk := os.read(fd, _CHUNK):

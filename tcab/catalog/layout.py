@@ -1,6 +1,8 @@
 """How a catalog folder is laid out: ``<type>/<difficulty>/<slug>/<version>/``.
 
-The names each level may take (a version folder is ``vX.Y.Z``), and finding a case's folder by its slug,
+The names each level may take (a version folder is ``vX.Y.Z``; the type
+folders are the test types' names, :func:`tcab.testtypes.type_names`), and
+finding a case's folder by its slug,
 without parsing anything (the one-case commands' first step, and the whole
 of a repeated one's: ``tcab.seeding.memo``).
 """
@@ -10,7 +12,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-TYPES = ("end-to-end", "adversarial")
 DIFFICULTIES = ("easy", "medium", "hard")
 KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 SLUG_MAX = 255  # a slug names a folder: no longer than a file name may be
@@ -18,11 +19,17 @@ SLUG_MAX = 255  # a slug names a folder: no longer than a file name may be
 
 def case_folders(root: Path, slug: str) -> list[tuple[str, str, Path]]:
     """``(type, difficulty, folder)`` of every case folder named ``slug`` in
-    the catalog folder ``root``; none for a slug that cannot name one."""
+    the catalog folder ``root``; none for a slug that cannot name one. A
+    folder under a type folder of no known type is listed too, so that the
+    command says its type is unknown rather than that there is no such case."""
     if not KEBAB.match(slug) or len(slug) > SLUG_MAX:
         return []
     found = []
-    for case_type in TYPES:
+    try:
+        type_dirs = sorted(p.name for p in root.iterdir() if not p.name.startswith(".") and p.is_dir())
+    except OSError:
+        return []
+    for case_type in type_dirs:
         for difficulty in DIFFICULTIES:
             cdir = root / case_type / difficulty / slug
             if cdir.is_dir():

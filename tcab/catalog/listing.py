@@ -17,8 +17,9 @@ from pathlib import Path
 
 import tomli
 
-from tcab.catalog.layout import DIFFICULTIES, KEBAB, TYPES, version_key
+from tcab.catalog.layout import DIFFICULTIES, KEBAB, version_key
 from tcab.catalog.toml import display_path
+from tcab.catalog.typetable import type_names
 from tcab.errors import Problem
 
 
@@ -54,7 +55,7 @@ def _subdirs(path: Path) -> list[str]:
 def version_folders(root: Path) -> Iterator[tuple[str, str, Path]]:
     """(type, difficulty, case folder) of every case folder under known type and
     difficulty folders; unknown ones are skipped here (validate reports them)."""
-    for case_type in TYPES:
+    for case_type in type_names():
         for difficulty in DIFFICULTIES:
             base = root / case_type / difficulty
             for name in _subdirs(base):

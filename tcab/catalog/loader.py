@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcab.catalog.fields import show
-from tcab.catalog.layout import DIFFICULTIES, TYPES, version_key
+from tcab.catalog.layout import DIFFICULTIES, version_key
 from tcab.catalog.manifest import parse_manifest
 from tcab.catalog.model import CaseVersion
 from tcab.catalog.toml import display_path
+from tcab.catalog.typetable import is_type, type_names
 from tcab.errors import CatalogError, Problem
 
 
@@ -85,9 +86,9 @@ def case_folders(root: Path, problems: list[Problem]) -> list[tuple[Path, str, s
     in the wrong place is a problem, not a case."""
     found = []
     for tdir in _dirs(root):
-        if tdir.name not in TYPES:
-            problems.append(Problem(display_path(tdir), f"unknown test type folder; "
-                                    f"expected one of {', '.join(TYPES)}"))
+        if not is_type(tdir.name):
+            problems.append(Problem(display_path(tdir), "unknown test type folder; "
+                                    f"expected one of {', '.join(type_names())}"))
             continue
         for ddir in _dirs(tdir):
             if ddir.name not in DIFFICULTIES:
@@ -116,9 +117,9 @@ def load_version(root: Path | str) -> tuple[CaseVersion | None, list[Problem]]:
     root = Path(root).resolve()
     case_type, difficulty = root.parent.parent.parent.name, root.parent.parent.name
     problems: list[Problem] = []
-    if case_type not in TYPES:
+    if not is_type(case_type):
         problems.append(Problem(display_path(root), f"must live under <type>/ with type one of "
-                                f"{', '.join(TYPES)}, found {show(case_type)}"))
+                                f"{', '.join(type_names())}, found {show(case_type)}"))
     if difficulty not in DIFFICULTIES:
         problems.append(Problem(display_path(root), f"must live under <difficulty>/ with one of "
                                 f"{', '.join(DIFFICULTIES)}, found {show(difficulty)}"))

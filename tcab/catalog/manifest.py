@@ -1,43 +1,31 @@
-"""Parsing one version folder's ``test-case.toml`` (both types) into a ``CaseVersion``."""
+"""Parsing one version folder's ``test-case.toml`` into a ``CaseVersion``.
+
+The common keys are parsed here; the keys of the case's type (its section,
+and what ``[build]`` takes) by its test type (:mod:`tcab.testtypes`).
+"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from tcab.catalog.checklist import parse_instrumentation
 from tcab.catalog.fields import Fields, Source, show
-from tcab.catalog.layout import DIFFICULTIES, KEBAB, TYPES
-from tcab.catalog.model import (
-    FORMATS,
-    STRUCTURES,
-    Build,
-    CaseVersion,
-    Contract,
-    Game,
-    Match,
-    Replay,
-    Sandbox,
-    Simulation,
-    SpecFile,
-    Variant,
-)
+from tcab.catalog.layout import DIFFICULTIES, KEBAB
+from tcab.catalog.model import FORMATS, Build, CaseVersion, SpecFile, Variant
 from tcab.catalog.paths import check_dest, check_path
 from tcab.catalog.review import (
     Scope,
     check_names,
-    check_references,
     parse_domains,
     parse_proofs,
     parse_review_items,
 )
-from tcab.catalog.schemas import SchemaCompileError, Validator
-from tcab.catalog.toml import read_toml
-from tcab.catalog.toolchain import parse_toolchain
+from tcab.catalog.testtype import BuildKeys, SectionInput
+from tcab.catalog.toml import display_path, read_toml
+from tcab.catalog.typetable import get_type, type_names
 from tcab.catalog.variants import Declared, check_unique_dests, humanize, parse_spec, parse_variant
-from tcab.catalog.views import parse_checks, parse_references
-from tcab.errors import Problem
+from tcab.errors import CatalogError, Problem
 
 COMMON_KEYS = (
     "format", "slug", "name", "type", "difficulty", "tags", "experimental", "summary", "description",
@@ -45,15 +33,6 @@ COMMON_KEYS = (
     "solution", "variants", "engines", "spec", "build", "instrumentation", "proof", "domain",
     "review_item",
 )  # fmt: skip
-TYPE_KEYS = {
-    "end-to-end": COMMON_KEYS + ("reference", "check", "toolchain"),
-    "adversarial": COMMON_KEYS
-    + ("contract", "sandbox", "simulation", "match", "replay", "game"),
-}
-BUILD_KEYS = {
-    "end-to-end": ("install", "build", "output"),
-    "adversarial": ("install", "build", "module"),
-}
 HERE = "in test-case.toml"
 
 
@@ -62,25 +41,23 @@ def parse_manifest(
 ) -> tuple[CaseVersion | None, list[Problem]]:
     """Parse ``root/test-case.toml`` and its variant files; return the case (None if
     anything is wrong) and every problem found in all of those files."""
+    try:
+        test_type = get_type(case_type, display_path(root))
+    except CatalogError as exc:
+        return None, list(exc.problems)
     source, data = read_toml(root / "test-case.toml")
     if data is None:
         return None, source.problems
-    f = Fields(data, source, TYPE_KEYS[case_type])
+    f = Fields(data, source, COMMON_KEYS + test_type.section_keys)
     keys = _common_keys(f, root, difficulty)
-    declared_type = f.choice("type", TYPES)
+    declared_type = f.choice("type", type_names())
     if declared_type is not None and declared_type != case_type:
         f.problem("type", f"is {show(declared_type)} but the case lives under {case_type}/")
     keys["specs"] = tuple(_specs(data, source, root))
-    keys["build"] = _build(f, source, case_type)
+    keys["build"] = _build(f, source, test_type.build)
     common = Declared(dests={s.dest for s in keys["specs"]})
-    checks: list = []
-    if case_type == "end-to-end":
-        keys["references"] = parse_references(data, source, root, common.views, HERE)
-        checks = parse_checks(data, source)
-        keys["checks"] = tuple(c for _, c in checks)
-        keys["toolchain"] = parse_toolchain(data, source)
-    else:
-        keys.update(_adversarial(f, source, root))
+    parsed = test_type.parse_section(SectionInput(f, data, source, root, common, HERE))
+    keys["section"] = parsed.section
     keys["proofs"] = parse_proofs(data, source, common.proof_ids, common.proof_dests, HERE)
     keys["domains"] = parse_domains(data, source, common.domains, HERE)
     items = parse_review_items(data, source, common.review_items, HERE, root)
@@ -93,7 +70,8 @@ def parse_manifest(
     problems = list(source.problems)
     variants, scopes = _variants(f, root, variant_files or (), common, problems)
     before = len(source.problems)
-    check_references(source, checks, scopes)
+    if parsed.after_variants is not None:
+        parsed.after_variants(scopes)
     check_names(source, items, scopes)
     _needs_instrumentation(f, data, keys["review_items"], variants)
     problems.extend(source.problems[before:])
@@ -198,99 +176,23 @@ def _specs(data: dict[str, Any], source: Source, root: Path) -> list[SpecFile]:
     return specs
 
 
-def _build(f: Fields, source: Source, case_type: str) -> Build | None:
-    table = f.table_of("build", required=case_type == "adversarial")
+def _build(f: Fields, source: Source, keys: BuildKeys) -> Build | None:
+    """``[build]`` as the case's type takes it: ``install``, ``build`` and the
+    type's one destination key (``output``, ``module``), if it has one."""
+    table = f.table_of("build", required=keys.required)
     if table is None:
         return None
-    b = Fields(table, source, BUILD_KEYS[case_type], table="build")
+    b = Fields(table, source, ("install", "build") + ((keys.dest,) if keys.dest else ()), table="build")
     install = b.string("install", required=True)
     command = b.string("build", required=True)
-    output = module = None
-    if case_type == "end-to-end":
-        # Optional: without it the site is the first of dist/, build/, out/
-        # (model.site_output_candidates), as the original's manifests expect.
-        output = check_dest(b, "output", b.string("output"))
-        bad = "output" in table and output is None
-    else:
-        module = check_dest(b, "module", b.string("module", required=True))
-        bad = module is None
+    dest = None
+    if keys.dest is not None:
+        dest = check_dest(b, keys.dest, b.string(keys.dest, required=keys.dest_required))
+    bad = keys.dest is not None and (keys.dest in table or keys.dest_required) and dest is None
     b.done()
     if install is None or command is None or bad:
         return None
-    return Build(install, command, output=output, module=module)
-
-
-def _schema(f: Fields, key: str, root: Path) -> str | None:
-    rel = check_path(f, key, root, f.string(key, required=True), "file")
-    if rel is None:
-        return None
-    try:
-        schema = json.loads((root / rel).read_text("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        f.problem(key, f"{show(rel)} is not valid JSON: {exc}")
-        return None
-    if not isinstance(schema, dict):
-        f.problem(key, f"{show(rel)} is not a JSON Schema object")
-        return None
-    try:
-        Validator(schema)
-    except SchemaCompileError as exc:
-        f.problem(key, f"{show(rel)} is not a valid JSON Schema: {exc}")
-        return None
-    return rel
-
-
-def _sub(f: Fields, source: Source, key: str, allowed: tuple[str, ...]) -> Fields | None:
-    table = f.table_of(key, required=True)
-    return None if table is None else Fields(table, source, allowed, table=key)
-
-
-def _adversarial(f: Fields, source: Source, root: Path) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if c := _sub(f, source, "contract", ("entry", "world", "action")):
-        entry = c.string("entry", required=True)
-        world, action = _schema(c, "world", root), _schema(c, "action", root)
-        c.done()
-        if entry and world and action:
-            out["contract"] = Contract(entry, world, action)
-    if s := _sub(f, source, "sandbox", ("fuel_per_tick", "max_memory_bytes")):
-        fuel = s.positive_int("fuel_per_tick", required=True)
-        memory = s.positive_int("max_memory_bytes", required=True, minimum=65536)
-        s.done()
-        if fuel and memory:
-            out["sandbox"] = Sandbox(fuel, memory)
-    if s := _sub(f, source, "simulation", ("timestep_ms", "max_ticks")):
-        step, ticks = s.positive_int("timestep_ms", required=True), s.positive_int(
-            "max_ticks", required=True
-        )
-        s.done()
-        if step and ticks:
-            out["simulation"] = Simulation(step, ticks)
-    if m := _sub(f, source, "match", ("participants", "structure", "rounds")):
-        participants = m.positive_int("participants", required=True, minimum=2)
-        structure = m.choice("structure", STRUCTURES, required=True)
-        rounds = m.positive_int("rounds", required=True)
-        m.done()
-        if participants and structure and rounds:
-            out["match"] = Match(participants, structure, rounds)
-    if r := _sub(f, source, "replay", ("renderer",)):
-        renderer = check_path(r, "renderer", root, r.string("renderer", required=True), "file")
-        r.done()
-        if renderer:
-            out["replay"] = Replay(renderer)
-    # [game] is optional: without a Python rules module the case validates,
-    # seeds and runs, but tcab's arena cannot play it (CaseVersion.unplayable_reason).
-    table = f.table_of("game")
-    if g := (Fields(table, source, ("module", "params", "baselines"), table="game") if table is not None else None):
-        module = check_path(
-            g, "module", root, g.string("module", required=True), "file", suffix=".py"
-        )
-        params = g.table_of("params") or {}
-        baselines = check_path(g, "baselines", root, g.string("baselines"), "dir")
-        g.done()
-        if module:
-            out["game"] = Game(module, params=params, baselines=baselines)
-    return out
+    return Build(install, command, **({keys.dest: dest} if keys.dest else {}))
 
 
 def _variants(

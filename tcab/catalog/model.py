@@ -15,6 +15,8 @@ from typing import Any
 
 from tcab.catalog.actions import Action
 from tcab.catalog.layout import version_key
+from tcab.catalog.testtype import TestType
+from tcab.catalog.typetable import get_type
 from tcab.errors import CatalogError, Problem
 
 STRUCTURES = ("round-robin", "bracket")
@@ -247,7 +249,8 @@ class Variant:
 
 @dataclass(frozen=True, slots=True)
 class CaseVersion:
-    """One immutable version folder of a test case, fully parsed."""
+    """One immutable version folder of a test case, fully parsed: the keys
+    every type has, and the one ``section`` of its type."""
 
     type: str
     difficulty: str
@@ -271,21 +274,20 @@ class CaseVersion:
     solution: str | None = None
     specs: tuple[SpecFile, ...] = ()
     build: Build | None = None
-    references: tuple[Reference, ...] = ()
-    contract: Contract | None = None
-    sandbox: Sandbox | None = None
-    simulation: Simulation | None = None
-    match: Match | None = None
-    replay: Replay | None = None
-    game: Game | None = None
-    checks: tuple[ViewCheck, ...] = ()
     proofs: tuple[Proof, ...] = ()
     domains: tuple[Domain, ...] = ()
     review_items: tuple[ReviewItem, ...] = ()
-    toolchain: Toolchain | None = None
     format: int = 1
     engines: tuple[str, ...] = ()
     instrumentation: Instrumentation | None = None
+    # The typed, frozen section of the case's type (its test type parses it:
+    # tcab.testtypes; e.g. EndToEndSection, AdversarialSection).
+    section: Any = None
+
+    @property
+    def test_type(self) -> TestType:
+        """The case's test type (tcab.testtypes): generic code asks it, never ``type``."""
+        return get_type(self.type, str(self.manifest))
 
     @property
     def max_runtime_hours(self) -> float:
@@ -337,17 +339,16 @@ class CaseVersion:
         return self.specs + variant.spec
 
     def references_for(self, variant: Variant) -> tuple[Reference, ...]:
-        """The reference views of ``variant``: the common ones, then its own
-        (held-back ones included: see :meth:`seeded_references_for`)."""
-        return self.references + variant.references
+        """The reference views of ``variant``, as its test type declares them."""
+        return self.test_type.references(self, variant)
 
     def seeded_references_for(self, variant: Variant) -> tuple[Reference, ...]:
         """The reference views seeded into a run of ``variant`` (not held back)."""
         return tuple(ref for ref in self.references_for(variant) if ref.seed)
 
     def mockups_for(self, variant: Variant) -> tuple[Reference, ...]:
-        """The reference views of ``variant`` rendered from an HTML mockup."""
-        return tuple(ref for ref in self.references_for(variant) if ref.mockup is not None)
+        """The reference views of ``variant`` a browser renders when seeding."""
+        return self.test_type.mockups(self, variant)
 
     def proofs_for(self, variant: Variant) -> tuple[Proof, ...]:
         """The proofs a build of ``variant`` must write: the common ones, then its own."""
@@ -362,22 +363,10 @@ class CaseVersion:
         return self.review_items + variant.review_items
 
     def unplayable_reason(self) -> str | None:
-        """Why tcab's arena cannot play this case on this host, or None.
+        """Why tcab's arena cannot play this case on this host, or None (its type says)."""
+        return self.test_type.unplayable_reason(self)
 
-        The arena runs a game as a Python rules module (``[game].module``); an
-        adversarial case without one (the original's games are Rust) validates,
-        seeds and runs, but cannot be played in matches or tournaments here.
-        """
-        if self.type != "adversarial":
-            return f"{self.ref} is a {self.type} case; matches need an adversarial one"
-        if self.game is None:
-            return (f"{self.ref} cannot be played on this host: its game is not a Python rules "
-                    "module (no [game].module; tcab's arena plays only Python rules modules)")
-        return None
-
-    def game_params(self, variant: Variant) -> dict[str, Any]:
-        """The variant's ``[params]`` merged over ``[game].params`` (shallow)."""
-        base = dict(self.game.params) if self.game is not None else {}
-        base.update(variant.params)
-        return base
-
+    def template_params(self, variant: Variant) -> dict[str, Any]:
+        """``variant``'s params as spec and prompt templates see them (its type says:
+        an adversarial case merges them over ``[game].params``)."""
+        return self.test_type.template_params(self, variant)

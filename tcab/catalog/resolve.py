@@ -23,6 +23,7 @@ from tcab.catalog.listing import list_entries, version_folders
 from tcab.catalog.loader import Catalog, parse_case_folder, parse_version, version_dirs
 from tcab.catalog.model import CaseVersion
 from tcab.catalog.toml import display_path
+from tcab.catalog.typetable import is_type, type_names
 from tcab.errors import CatalogError, Problem
 
 
@@ -80,6 +81,11 @@ def resolve_case(root: Path | str, ref: str, version: str | None = None, *,
     if not folders:  # a case folder named otherwise than its slug: find it by manifest
         entries, _ = list_entries(root)
         folders = sorted({(e.type, e.difficulty, e.root.parent) for e in entries if e.slug == slug})
+    unknown = [Problem(display_path(cdir), f"unknown test type {show(case_type)}; known: {', '.join(type_names())}")
+               for case_type, _, cdir in folders if not is_type(case_type)]
+    folders = [f for f in folders if is_type(f[0])]
+    if unknown and not folders:  # the case is there, of a type tcab does not know: say exactly that
+        raise CatalogError(unknown)
     if len(folders) == 1:
         case_type, difficulty, cdir = folders[0]
         found = _read_few(cdir, case_type, difficulty, slug, version or at or None, experimental)

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import datetime
 import json
-import shutil
 import sys
 from pathlib import Path
 
 import click
 
-from tcab.cli.params import JOBS_MAX, ROUNDS_MAX, SECONDS_MAX, SEED, Identifier, count
+from tcab.cli.params import Identifier, bounded, maximum
 from tcab.errors import ArenaError
 from tcab.settings import Settings
 
@@ -37,6 +36,13 @@ def _open_db(settings: Settings):
     return open_db(settings.results_db)
 
 
+def _check_wasm_limits() -> None:
+    """The TCAB_WASM_* values, checked before anything (a cached match included) is served."""
+    from tcab.arena.preflight import LoadLimits
+
+    LoadLimits.from_env()
+
+
 def _record_builds(db, builds: list) -> None:
     from tcab.results import record_build
 
@@ -48,7 +54,7 @@ def _record_builds(db, builds: list) -> None:
 @click.argument("case")
 @click.argument("modules", nargs=-1, required=True)
 @click.option("--variant", help="Variant slug (default: the case's first).")
-@click.option("--seed", type=SEED, default=1, show_default=True, help="Game seed, 0 to 2**63-1.")
+@click.option("--seed", type=bounded("--seed"), default=1, show_default=True, help="Game seed, 0 to 2**63-1.")
 @click.option("--replay", "replay_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the replay (gzip JSON) to this file.")
 @click.option("--json", "as_json", is_flag=True, help="Print the match summary as JSON.")
@@ -68,8 +74,12 @@ def match(settings: Settings, case, modules, variant, seed, replay_out, as_json)
     from tcab.arena.jobs import make_job, run_job
     from tcab.arena.resolve import resolve_game, resolve_module, unique_labels
     from tcab.arena.store import record_summary
+    from tcab.atomic import check_file_target
     from tcab.cli.dbcheck import check_results_db
 
+    _check_wasm_limits()
+    if replay_out is not None:
+        check_file_target(replay_out)  # before the match is played, not after
     case_v, _, spec = resolve_game(settings, case, variant)
     check_results_db(settings.results_db)  # before any module is built or match played
     if len(modules) != spec.participants:  # before building anything for a match that cannot be
@@ -89,8 +99,12 @@ def match(settings: Settings, case, modules, variant, seed, replay_out, as_json)
     finally:
         db.close()
     if replay_out is not None:
-        replay_out.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(summary["replay"], replay_out)
+        from tcab.arena.replay import stored_bytes_limit
+        from tcab.atomic import write_bytes
+        from tcab.reading import read_bytes
+
+        # Atomically, and never over a device, FIFO or link (write_bytes refuses those).
+        write_bytes(replay_out, read_bytes(summary["replay"], stored_bytes_limit(), what="replay file"))
     if as_json:
         click.echo(json.dumps(summary, indent=2, sort_keys=True))
         return
@@ -126,14 +140,14 @@ def _print_match(spec, summary: dict) -> None:
 @click.argument("case")
 @click.argument("modules", nargs=-1, required=True)
 @click.option("--variant", help="Variant slug (default: the case's first).")
-@click.option("--rounds", type=count(ROUNDS_MAX),
-              help=f"Matches per pairing, at most {ROUNDS_MAX} (default: [match].rounds).")
+@click.option("--rounds", type=bounded("--rounds"),
+              help=f"Matches per pairing, at most {maximum('--rounds')} (default: [match].rounds).")
 @click.option("--structure", type=click.Choice(["round-robin", "bracket"]),
               help="Pairing structure (default: [match].structure).")
-@click.option("--seed", type=SEED, default=1, show_default=True,
+@click.option("--seed", type=bounded("--seed"), default=1, show_default=True,
               help="Tournament seed, 0 to 2**63-1 (game seeds derive from it).")
-@click.option("-j", "--jobs", type=count(JOBS_MAX), default=1, show_default=True,
-              help=f"Matches played in parallel (processes), at most {JOBS_MAX}.")
+@click.option("-j", "--jobs", type=bounded("--jobs"), default=1, show_default=True,
+              help=f"Matches played in parallel (processes), at most {maximum('--jobs')}.")
 @click.option("--id", "tournament_id", type=Identifier(), help="Tournament id in results.db (default: derived from the inputs).")
 @click.option("--json", "as_json", is_flag=True, help="Print standings and matches as JSON.")
 @click.pass_obj
@@ -158,6 +172,8 @@ def tournament(settings: Settings, case, modules, variant, rounds, structure, se
 
     created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     from tcab.cli.dbcheck import check_results_db
+
+    _check_wasm_limits()
 
     case_v, _, spec = resolve_game(settings, case, variant)
     check_results_db(settings.results_db)  # before any module is built or match played
@@ -244,9 +260,9 @@ def replay():
 @click.option("--rules", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Rules module to use instead of the case's (for games outside the catalog).")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
-@click.option("--max-bytes", type=click.IntRange(1, 1 << 40), default=None,
+@click.option("--max-bytes", type=bounded("--max-bytes"), default=None,
               help="Refuse a replay that decompresses to more than this many bytes "
-                   "(default 64 MiB: a gzip bomb is refused, not inflated).")
+                   f"(default 64 MiB, at most {maximum('--max-bytes')}: a gzip bomb is refused, not inflated).")
 @click.pass_obj
 def verify(settings: Settings, file: Path, rules: Path | None, as_json: bool, max_bytes: int | None):
     """Re-simulate FILE with the rules module only (no wasm) and check that
@@ -295,13 +311,16 @@ def verify(settings: Settings, file: Path, rules: Path | None, as_json: bool, ma
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--renderer", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Renderer page to use instead of the case's [replay].renderer.")
-@click.option("--max-bytes", type=click.IntRange(1, 1 << 40), default=None,
-              help="Refuse a replay that decompresses to more than this many bytes (default 64 MiB).")
+@click.option("--max-bytes", type=bounded("--max-bytes"), default=None,
+              help="Refuse a replay that decompresses to more than this many bytes "
+                   f"(default 64 MiB, at most {maximum('--max-bytes')}).")
 @click.pass_obj
 def export(settings: Settings, file: Path, out: Path, renderer: Path | None, max_bytes: int | None):
     """Write OUT (one HTML page) that plays FILE in its case's renderer with
     the replay inside: it opens from file:// and needs no network. The replay
-    is checked first (gzip, size, shape); a broken one writes nothing.
+    is checked first (gzip, size, shape); a broken one writes nothing. OUT
+    `-` is stdout; an OUT that exists and is not a regular file (a device, a
+    FIFO, a link), or that is FILE or the renderer, is refused (exit 2).
 
     \b
     Example:
@@ -310,14 +329,16 @@ def export(settings: Settings, file: Path, out: Path, renderer: Path | None, max
     from tcab.view.player import export_replay
 
     written = export_replay(file, out, settings.catalog_dir, renderer=renderer, max_bytes=max_bytes)
-    click.echo(f"replay page: {written}")
+    if str(out) != "-":  # "-": the page went to stdout, which holds nothing else
+        click.echo(f"replay page: {written}")
 
 
 @click.command("build")
 @click.argument("run_id")
 @click.option("--runtime", "runtime_name", default="docker", show_default=True, help="Runtime backend.")
-@click.option("--timeout", type=click.IntRange(1, SECONDS_MAX), default=600, show_default=True,
-              help="Seconds allowed for each of install and build (enforced in the container).")
+@click.option("--timeout", type=bounded("--timeout"), default=600, show_default=True,
+              help=f"Seconds allowed for each of install and build (enforced in the container), "
+                   f"at most {maximum('--timeout')}.")
 @click.option("--json", "as_json", is_flag=True, help="Print the build record as JSON.")
 @click.pass_obj
 def build(settings: Settings, run_id: str, runtime_name: str, timeout: int, as_json: bool):

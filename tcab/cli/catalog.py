@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from tcab.catalog.listing import Entry, list_entries, newest, variant_slugs
-from tcab.cli.params import JOBS_MAX, count
+from tcab.cli.params import bounded, maximum
 from tcab.errors import CatalogError, Problem
 from tcab.settings import Settings
 
@@ -58,9 +58,7 @@ def catalog(ctx: click.Context, as_json: bool, experimental: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     settings: Settings = ctx.obj
-    if not settings.catalog_dir.is_dir():
-        raise CatalogError(Problem(str(settings.catalog_dir), "catalog folder not found (run tcab from "
-                                   "the project folder or set TCAB_CATALOG)"))
+    _check_catalog_dir(settings)
     entries, problems = list_entries(settings.catalog_dir)
     if problems:
         click.secho(f"warning: {len(problems)} manifest(s) cannot be listed and are left out "
@@ -89,6 +87,13 @@ def catalog(ctx: click.Context, as_json: bool, experimental: bool) -> None:
     Console().print(table)
 
 
+def _check_catalog_dir(settings: Settings) -> None:
+    """CatalogError (exit 2, as every command) for a catalog folder that is missing or not a folder."""
+    if not settings.catalog_dir.is_dir():
+        raise CatalogError(Problem(str(settings.catalog_dir), "catalog folder not found (run tcab from "
+                                   "the project folder or set TCAB_CATALOG)"))
+
+
 def _progress(quiet: bool):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -101,8 +106,8 @@ def _progress(quiet: bool):
 @catalog.command()
 @click.argument("path", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
-@click.option("-j", "--jobs", type=count(JOBS_MAX), default=1, show_default=True,
-              help=f"Versions checked in parallel (processes), at most {JOBS_MAX}.")
+@click.option("-j", "--jobs", type=bounded("--jobs"), default=1, show_default=True,
+              help=f"Versions checked in parallel (processes), at most {maximum('--jobs')}.")
 @click.option("--no-cache", is_flag=True,
               help=f"Check every version again, ignoring and not writing build/{CACHE_FILE}.")
 @click.pass_obj
@@ -123,6 +128,8 @@ def validate(settings: Settings, path: Path | None, as_json: bool, jobs: int, no
     """
     from tcab.seeding.verify import verify_catalog
 
+    if path is None:
+        _check_catalog_dir(settings)  # a missing catalog is bad input (2), not a catalog with problems (1)
     target = (path or settings.catalog_dir).resolve()
     if (target / "test-case.toml").exists() or (target / "test-case.toml").is_symlink():
         from tcab.catalog import load_version

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from tcab.cli.params import Seconds
+from tcab.cli.params import bounded, maximum
 from tcab.settings import Settings
 
 
@@ -48,8 +48,8 @@ def harnesses(ctx: click.Context, as_json: bool) -> None:
 
 @harnesses.command("check")
 @click.argument("slug", required=False)
-@click.option("--install-timeout", type=Seconds(), default=None, metavar="SECONDS",
-              help="Bound of each install (default 900).")
+@click.option("--install-timeout", type=bounded("--install-timeout"), default=None, metavar="SECONDS",
+              help=f"Bound of each install (default 900, at most {maximum('--install-timeout')}).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.pass_obj
 def check(settings: Settings, slug: str | None, install_timeout: float | None, as_json: bool) -> None:
@@ -78,7 +78,7 @@ def check(settings: Settings, slug: str | None, install_timeout: float | None, a
                                  param_hint="--install-timeout")
     found = [load_harness(settings.harnesses_dir, slug)] if slug else load_harnesses(settings.harnesses_dir)
     runtime = get_runtime("docker")
-    image = resolve_image("end-to-end")
+    image = resolve_image("base-wasm")
     results = []
     console = Console(stderr=True)
     for h in found:

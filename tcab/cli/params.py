@@ -2,8 +2,10 @@
 
 click's ``FloatRange`` lets NaN and infinity through and ``IntRange``
 without a maximum lets a 30-digit integer through to code that packs it
-into 64 bits; these types refuse both with the option's name in the message
-(exit 2). Every maximum is stated in the option's help.
+into 64 bits (or takes it for "no cap"); every numeric option's range comes
+from the one table in :mod:`tcab.bounds`, and a value outside it is refused
+with the option's name and the maximum in the message (exit 2). Every
+maximum is stated in the option's help.
 """
 
 from __future__ import annotations
@@ -12,40 +14,49 @@ import math
 
 import click
 
-SEED_MAX = 2**63 - 1          # game seeds are 63-bit (tcab.arena.tournament.derive_seed)
-SECONDS_MAX = 7 * 24 * 3600   # a week: no single step of tcab is meant to run longer
-ROUNDS_MAX = 10_000
-JOBS_MAX = 256
+from tcab.bounds import JOBS_MAX, OPTIONS, ROUNDS_MAX, SECONDS_MAX, SEED_MAX, Bound
+
 ID_MAX = 200                  # a folder or row id that fits every filesystem's name limit
 
-SEED = click.IntRange(0, SEED_MAX)
+__all__ = ["ID_MAX", "JOBS_MAX", "ROUNDS_MAX", "SECONDS_MAX", "SEED_MAX", "Identifier", "Number",
+           "bounded", "maximum"]
 
 
-def count(maximum: int) -> click.IntRange:
-    """An integer 1..maximum."""
-    return click.IntRange(1, maximum)
+class Number(click.ParamType):
+    """A finite number in a :class:`~tcab.bounds.Bound`'s range."""
 
+    name = "number"
 
-class Seconds(click.ParamType):
-    """A duration in seconds: finite, > 0 and at most ``maximum``."""
-
-    name = "seconds"
-
-    def __init__(self, maximum: float = SECONDS_MAX):
-        self.maximum = maximum
+    def __init__(self, bound: Bound):
+        self.bound = bound
+        self.name = "seconds" if bound.unit == "seconds" else "number"
 
     def convert(self, value, param, ctx):
-        if isinstance(value, float):
-            number = value
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            number = float(value)
         else:
             try:
                 number = float(value)
             except (TypeError, ValueError):
-                self.fail(f"expected a number of seconds, got {value!r}", param, ctx)
-        if not math.isfinite(number) or number <= 0 or number > self.maximum:
-            self.fail(f"expected a finite number of seconds > 0 and <= {self.maximum:g}, got {value!r}",
-                      param, ctx)
+                self.fail(f"expected {self.bound.describe()}, got {value!r}", param, ctx)
+        b = self.bound
+        low_ok = number > b.minimum if b.above_minimum else number >= b.minimum
+        if not math.isfinite(number) or not low_ok or number > b.maximum:
+            self.fail(f"expected {b.describe()}, got {value!r}", param, ctx)
         return number
+
+
+def bounded(flag: str) -> click.ParamType:
+    """The click type of ``flag`` (``--max-collect-mb``) from the bounds table."""
+    bound = OPTIONS[flag]
+    if bound.integer:
+        return click.IntRange(int(bound.minimum), int(bound.maximum))
+    return Number(bound)
+
+
+def maximum(flag: str) -> str:
+    """``flag``'s maximum as the help text states it."""
+    return OPTIONS[flag].shown
 
 
 class Identifier(click.ParamType):

@@ -40,6 +40,7 @@ def report(settings: Settings, db_path: Path | None, case: str | None, variant: 
 
     Exit codes: 0 report printed, 2 no database or a bad option.
     """
+    from tcab.catalog.typetable import report_columns
     from tcab.results.html import write_html
     from tcab.results.report import Filters, build_report, connect
     from tcab.view.player import export_replay
@@ -50,7 +51,7 @@ def report(settings: Settings, db_path: Path | None, case: str | None, variant: 
     conn = connect(path)
     try:
         result = build_report(conn, Filters(case=case, variant=variant, harness=harness),
-                              database=str(path))
+                              database=str(path), type_columns=report_columns)
         written = write_html(result, conn, html_dir, path.parent, settings.catalog_dir,
                                        export_replay=export_replay) if html_dir else None
     finally:

@@ -11,27 +11,12 @@ from pathlib import Path
 
 import click
 
+from tcab.cli.params import bounded, maximum
 from tcab.settings import Settings
 
 _STYLE = {"message": "white", "command": "cyan", "read": "blue", "write": "green",
           "error": "bold red", "warning": "yellow", "system": "dim"}
 EXIT_CANCELED = 130
-
-
-class FinitePositive(click.ParamType):
-    """A float that is finite and > 0: click's FloatRange lets NaN and
-    infinity through, and either would switch a watchdog off."""
-
-    name = "number"
-
-    def convert(self, value, param, ctx):
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            self.fail(f"expected a finite positive number, got {value!r}", param, ctx)
-        if not math.isfinite(number) or number <= 0:
-            self.fail(f"expected a finite positive number, got {value!r}", param, ctx)
-        return number
 
 
 def _plain(text: str):
@@ -122,21 +107,25 @@ def _summary(console, record) -> None:
 @click.option("--harness", "harness_slug", required=True, metavar="H",
               help="Harness slug, from harnesses/ (see `tcab harnesses`).")
 @click.option("--model", metavar="M", help="Model id handed to the harness.")
-@click.option("--max-runtime", "max_runtime", type=FinitePositive(),
-              metavar="HOURS", help="Wall-clock cap (default: the case's max_runtime_hours).")
-@click.option("--idle-timeout", "idle_timeout", type=FinitePositive(),
+@click.option("--max-runtime", "max_runtime", type=bounded("--max-runtime"),
+              metavar="HOURS", help=f"Wall-clock cap, at most {maximum('--max-runtime')} hours "
+                                    "(default: the case's max_runtime_hours).")
+@click.option("--idle-timeout", "idle_timeout", type=bounded("--idle-timeout"),
               metavar="SECONDS", default=1800.0, show_default=True,
-              help="Kill the session after this long without output (status hung).")
+              help=f"Kill the session after this long without output (status hung); "
+                   f"at most {maximum('--idle-timeout')}.")
 @click.option("--runtime", "runtime_name", default="docker", show_default=True, metavar="NAME",
               help="Runtime backend.")
 @click.option("--secret", "secrets", multiple=True, metavar="NAME",
               help="Host environment variable passed into the session (repeatable); never written anywhere.")
-@click.option("--max-collect-mb", type=click.IntRange(min=1), default=2048, show_default=True,
-              help="Refuse a collected tree larger than this.")
-@click.option("--max-collect-s", type=click.FloatRange(min=1, max=86400), default=600, show_default=True,
-              help="Refuse the collected tree when copying it out takes longer than this (seconds, at most 86400).")
-@click.option("--max-log-mb", type=click.IntRange(min=1, max=1 << 20), default=64, show_default=True,
-              help="Cap raw.jsonl and events.jsonl each; output past it is counted and dropped.")
+@click.option("--max-collect-mb", type=bounded("--max-collect-mb"), default=2048, show_default=True,
+              help=f"Refuse a collected tree larger than this (MiB, at most {maximum('--max-collect-mb')}).")
+@click.option("--max-collect-s", type=bounded("--max-collect-s"), default=600, show_default=True,
+              help="Refuse the collected tree when copying it out takes longer than this "
+                   f"(seconds, at most {maximum('--max-collect-s')}).")
+@click.option("--max-log-mb", type=bounded("--max-log-mb"), default=64, show_default=True,
+              help="Cap raw.jsonl and events.jsonl each; output past it is counted and dropped "
+                   f"(MiB, at most {maximum('--max-log-mb')}).")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
               help="Folder for the run folder (default: results/runs).")
 @click.option("--experimental", is_flag=True, help="Allow experimental versions.")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from tcab.cli.params import Seconds
+from tcab.cli.params import bounded, maximum
 from tcab.settings import Settings
 
 _case = click.argument("case", metavar="CASE")
@@ -26,8 +26,8 @@ _experimental = click.option("--experimental", is_flag=True,
               help="Where to create the repository; must not exist "
                    "(default: <tmp>/seeds/<slug>-<version>-<variant>, replaced if present).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option("--mockup-timeout", type=Seconds(), default=20.0, show_default=True, metavar="S",
-              help="Seconds one HTML mockup may take to load and be captured.")
+@click.option("--mockup-timeout", type=bounded("--mockup-timeout"), default=20.0, show_default=True, metavar="S",
+              help=f"Seconds one HTML mockup may take to load and be captured, at most {maximum('--mockup-timeout')}.")
 @click.pass_obj
 def seed(settings: Settings, case: str, version: str | None, variant: str | None,
          experimental: bool, out: Path | None, as_json: bool, mockup_timeout: float) -> None:

@@ -11,21 +11,23 @@ import json
 
 import click
 
-from tcab.cli.params import SECONDS_MAX, Seconds
+from tcab.cli.params import bounded, maximum
 from tcab.settings import Settings
 
 
 @click.command("validate")
 @click.argument("run_id")
 @click.option("--runtime", "runtime_name", default="docker", show_default=True, help="Runtime backend.")
-@click.option("--timeout", type=click.IntRange(1, SECONDS_MAX), default=600, show_default=True,
-              help="Seconds allowed for each of install and build (enforced in the container).")
-@click.option("--settle", type=Seconds(), default=1.0, show_default=True,
-              help="Seconds to keep watching for errors after the page's load event.")
-@click.option("--load-timeout", type=Seconds(), default=30.0, show_default=True,
-              help="Seconds for index.html to answer and fire load.")
-@click.option("--browser-timeout", type=Seconds(), default=120.0, show_default=True,
-              help="Seconds for the whole browser check; then Chromium's process tree is killed.")
+@click.option("--timeout", type=bounded("--timeout"), default=600, show_default=True,
+              help=f"Seconds allowed for each of install and build (enforced in the container), "
+                   f"at most {maximum('--timeout')}.")
+@click.option("--settle", type=bounded("--settle"), default=1.0, show_default=True,
+              help=f"Seconds to keep watching for errors after the page's load event (0 to {maximum('--settle')}).")
+@click.option("--load-timeout", type=bounded("--load-timeout"), default=30.0, show_default=True,
+              help=f"Seconds for index.html to answer and fire load, at most {maximum('--load-timeout')}.")
+@click.option("--browser-timeout", type=bounded("--browser-timeout"), default=120.0, show_default=True,
+              help="Seconds for the whole browser check; then Chromium's process tree is killed "
+                   f"(at most {maximum('--browser-timeout')}).")
 @click.option("--json", "as_json", is_flag=True, help="Print the validation record as JSON.")
 @click.pass_obj
 def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, settle: float,

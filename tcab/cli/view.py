@@ -10,13 +10,14 @@ from pathlib import Path
 
 import click
 
+from tcab.cli.params import bounded
 from tcab.settings import Settings
 
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; anything but loopback exposes your results to the network.")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+@click.option("--port", type=bounded("--port"), default=8765, show_default=True,
               help="Port to listen on; 0 picks a free one.")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
               help="The results database [default: $TCAB_RESULTS/results.db].")

@@ -35,10 +35,13 @@ from typing import Any
 
 from tcab.errors import HarnessError
 from tcab.harnesses.adapters import ADAPTERS
+from tcab.reading import read_bytes
 
 _SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 SOLUTION_DIR = "/tmp/tcab-solution"
+#: The largest definition file read (the shipped ones are under 2 KiB).
+MAX_DEFINITION_BYTES = 256 * 1024
 KEYS = ("slug", "name", "binary", "install", "args", "model_args", "default_model", "secrets",
         "env", "adapter", "version_args", "stage_solution", "description")
 
@@ -103,9 +106,13 @@ def load_harness_file(path: Path) -> Harness:
     """Parse one definition file. Raises HarnessError naming the file and key."""
     where = str(path)
     try:
-        raw = path.read_bytes()
+        # Non-blocking, a regular file only, bounded: a FIFO or a link to /dev/zero is refused.
+        raw = read_bytes(path, MAX_DEFINITION_BYTES, what="harness definition")
+    except OSError as exc:
+        raise HarnessError(f"{where}: cannot read: {exc.strerror or exc}") from exc
+    try:
         table = tomllib.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise HarnessError(f"{where}: cannot read: {exc}") from exc
     unknown = sorted(set(table) - set(KEYS))
     if unknown:
@@ -159,7 +166,7 @@ def load_harnesses(folder: Path) -> list[Harness]:
 def load_harness(folder: Path, slug: str) -> Harness:
     """The harness ``slug`` from ``folder``; an unknown slug lists the known ones."""
     path = Path(folder) / f"{slug}.toml"
-    if not path.is_file():
+    if not (path.exists() or path.is_symlink()):  # one that is there but not a file: refused by name below
         known = ", ".join(h.slug for h in load_harnesses(folder)) or "none"
         raise HarnessError(f"--harness: unknown harness {slug!r} in {folder} (known: {known})")
     return load_harness_file(path)

@@ -46,9 +46,9 @@ def _variants(plan: Plan, case, wanted: tuple[str, ...] | None, line: int) -> li
 
 def baselines_of(case) -> list[str]:
     """The baseline controllers a case ships: the sub-folders of ``[game].baselines``."""
-    if case.game is None or case.game.baselines is None:
+    if case.section.game is None or case.section.game.baselines is None:
         return []
-    root = case.path(case.game.baselines)
+    root = case.path(case.section.game.baselines)
     return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
 
@@ -88,8 +88,6 @@ def _tournaments(plan: Plan, catalog, runs: list[RunSpec]) -> list[TournamentSpe
     out = []
     for t in plan.tournaments:
         case = _resolve(plan, catalog, t.case, t.version, t.line)
-        if case.type != "adversarial":
-            raise PlanError(f"{plan.path}:{t.line}: case: {case.ref} is not an adversarial case")
         if (why := case.unplayable_reason()) is not None:
             raise PlanError(f"{plan.path}:{t.line}: case: {why}")
         variant = _variants(plan, case, (t.variant,) if t.variant else None, t.line)[0]
@@ -115,7 +113,7 @@ def _tournaments(plan: Plan, catalog, runs: list[RunSpec]) -> list[TournamentSpe
             seats.extend(Participant(name=f"{r.agent}/{r.repeat}", run=r) for r in matched)
         if len(seats) < 2:
             raise PlanError(f"{plan.path}:{t.line}: participants: a tournament needs at least two")
-        rounds = t.rounds or (case.match.rounds if case.match is not None else 1)
+        rounds = t.rounds or (case.section.match.rounds if case.section.match is not None else 1)
         entry = {
             "name": t.name, "case": case.slug, "version": case.version, "variant": variant,
             "participants": [p.name for p in seats], "rounds": rounds, "seed": t.seed,

@@ -6,8 +6,8 @@ composer's recursion, ``repeats: 99999999999999999999`` would make doit
 generate tasks for hours, and a 5,000-digit integer is past what Python's
 ``int()`` accepts. Each limit has a default (documented in docs/sweeps.md)
 and a ``TCAB_PLAN_MAX_*`` environment variable that overrides it; an
-override that is not a whole number from 1 to :data:`CEILING` is itself a
-PlanError naming the variable.
+override that is not a whole number from 1 to its maximum (``tcab.bounds``)
+is itself a PlanError naming the variable and the maximum.
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tcab.bounds import ENV
 from tcab.errors import PlanError
 
-#: The largest value any override may take.
-CEILING = 10**9
 #: A seed is stored in a SQLite INTEGER: 64-bit signed, and not negative.
 MAX_SEED = 2**63 - 1
 #: Integers are refused by their length before ``int()`` reads them.
@@ -48,9 +47,10 @@ class PlanLimits:
             if raw is None or raw == "":
                 continue
             text = raw.strip()
+            top = ENV[var].maximum  # tcab.bounds: the one table of maxima
             value = int(text) if re.fullmatch(r"[0-9]{1,10}", text) else None
-            if value is None or not 1 <= value <= CEILING:
-                raise PlanError(f"{var}: expected an integer from 1 to {CEILING}, got {raw!r}")
+            if value is None or not 1 <= value <= top:
+                raise PlanError(f"{var}: expected an integer from 1 to {top}, got {raw!r}")
             chosen[f.name] = value
         return cls(**chosen)
 

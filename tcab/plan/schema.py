@@ -8,6 +8,7 @@ is documented with examples in docs/sweeps.md. Every error becomes a
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from tcab.plan.model import (
     RunSource,
     TournamentPlan,
 )
+from tcab.reading import open_regular
 from tcab.runtime.choice import BACKENDS, SETTINGS, RuntimeChoice, check_setting
 
 
@@ -292,13 +294,16 @@ def load_plan(path: Path | str, limits: PlanLimits | None = None) -> Plan:
     path = Path(path)
     limits = PlanLimits() if limits is None else limits
     try:
-        with open(path, "rb") as fh:
+        # Non-blocking and regular files only: a FIFO or /dev/zero named as the plan is refused.
+        with os.fdopen(open_regular(path), "rb") as fh:
             # One byte past the limit is enough to know: a huge file is not read whole.
             data = fh.read(limits.max_bytes + 1)
         too_large = _too_large(path, len(data), limits)
         if too_large is not None:
             raise too_large
         text = data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise PlanError(f"{path}: cannot read the plan: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
         raise PlanError(f"{path}: cannot read the plan: {exc}") from exc
     return parse_plan(text, path, limits)

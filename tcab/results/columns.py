@@ -9,8 +9,9 @@ read these definitions and add only their own decoration (a link, a colour,
 a swatch); none of them spells a column of its own.
 
 A table's columns are the same for every presenter; a column marked
-``shown=False`` is a detail only CSV and JSON carry. A column a test type
-declares (:func:`columns_for`) is shown only for groups of that type, and a
+``shown=False`` is a detail only CSV and JSON carry. A ``typed`` column is
+shown only for groups whose test type declares its key (the type module's
+``report_columns``, handed down as :attr:`GroupReport.type_columns`), and a
 column with ``when`` only where its rows have something to show (the
 typecheck column only where a case declares ``[toolchain]``).
 """
@@ -39,6 +40,7 @@ class Column:
     help: str = ""                             # what the column means (hover text)
     shown: bool = True                         # False: only in CSV and JSON
     when: Callable[[Sequence[Any]], bool] | None = None  # shown only where true of the rows
+    typed: bool = False                        # shown only for groups whose test type declares it
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,16 +123,17 @@ COLUMNS: tuple[Column, ...] = (
     _plain("runs", "runs", "runs", "runs", count),
     *(_status(status) for status in RunStatus),
     Column("builds", "builds", "runs", lambda s: _ratio(s.builds_ok, s.builds),
-           (("builds_ok", _attr("builds_ok")), ("builds", _attr("builds"))), help="controller builds ok/all"),
+           (("builds_ok", _attr("builds_ok")), ("builds", _attr("builds"))), help="controller builds ok/all",
+           typed=True),
     Column("validation", "validated", "runs", lambda s: _ratio(s.validations_passed, s.validations),
            (("validations_passed", _attr("validations_passed")), ("validations", _attr("validations"))),
            tone=lambda s: "" if s.validations_passed == s.validations else "bad",
-           help="validations passed/run (tcab validate)"),
+           help="validations passed/run (tcab validate)", typed=True),
     Column("typecheck", "typecheck", "runs", _typecheck,
            (("typechecks_passed", _attr("typechecks_passed")), ("typechecks", _attr("typechecks")),
             ("broken", _attr("broken"))),
            tone=lambda s: "bad" if s.broken else "", when=lambda rows: any(s.typechecks for s in rows),
-           help="[toolchain].typecheck passed/ran; a failure rates the run broken"),
+           help="[toolchain].typecheck passed/ran; a failure rates the run broken", typed=True),
     _plain("tokens_input", "tokens in", "runs", "tokens_input", tokens),
     _plain("tokens_output", "tokens out", "runs", "tokens_output", tokens),
     _plain("tokens_cache_read", "cache read", "runs", "tokens_cache_read", tokens, shown=False),
@@ -182,21 +185,6 @@ COLUMNS: tuple[Column, ...] = (
 
 BY_KEY = {c.key: c for c in COLUMNS}
 
-# The columns each test type declares (by key). This table moves to the
-# test-type modules: each module declares its own tuple and columns_for asks it.
-_TYPE_COLUMNS: dict[str, tuple[str, ...]] = {
-    "end-to-end": ("validation", "typecheck"),
-    "adversarial": ("builds",),
-}
-# A column some type declares is shown only for groups of a type that declares it.
-_TYPED = frozenset(k for keys in _TYPE_COLUMNS.values() for k in keys)
-
-
-def columns_for(case_type: str | None) -> tuple[str, ...]:
-    """The keys of the report columns ``case_type`` adds to the common ones."""
-    return _TYPE_COLUMNS.get(case_type or "", ())
-
-
 def table_columns(table: str) -> tuple[Column, ...]:
     """Every column of ``table`` (shown or not), in order: what CSV writes."""
     if table not in TABLES:
@@ -207,11 +195,10 @@ def table_columns(table: str) -> tuple[Column, ...]:
 _BY_TABLE = {t: tuple(c for c in COLUMNS if c.table == t) for t in TABLES}
 
 
-def shown_columns(table: str, rows: Sequence[Any], case_type: str | None = None) -> tuple[Column, ...]:
-    """The columns a presenter shows for ``rows`` of ``table`` in a group of ``case_type``."""
-    declared = columns_for(case_type)
+def shown_columns(table: str, rows: Sequence[Any], declared: Sequence[str] = ()) -> tuple[Column, ...]:
+    """The columns a presenter shows for ``rows`` of ``table`` in a group whose type declares ``declared``."""
     return tuple(c for c in _BY_TABLE[table]
-                 if c.shown and (c.key not in _TYPED or c.key in declared)
+                 if c.shown and (not c.typed or c.key in declared)
                  and (c.when is None or c.when(rows)))
 
 
@@ -221,7 +208,7 @@ def group_tables(group: GroupReport) -> list[Table]:
 
     def add(key: str, title: str, rows, subject=None) -> None:
         if rows:
-            out.append(Table(key, title, shown_columns(key, rows, group.case_type), tuple(rows), subject))
+            out.append(Table(key, title, shown_columns(key, rows, group.type_columns), tuple(rows), subject))
 
     add("runs", "Runs", group.runs)
     add("baselines", "Baselines", group.baselines)

@@ -16,8 +16,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import sqlite_utils
-
 from tcab.errors import ResultsError
 from tcab.outcomes import validated_run
 from tcab.results.schema import (
@@ -28,6 +26,7 @@ from tcab.results.schema import (
     TOOLCHAIN_STATUSES,
     VALIDATION_STATUSES,
 )
+from tcab.results.sqlite import sqlite_utils
 from tcab.results.store import write_transaction
 
 

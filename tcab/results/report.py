@@ -9,6 +9,7 @@ through :func:`tcab.results.store.open_db`.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,6 +128,7 @@ class GroupReport:
     variant: str
     runs: tuple[RunSummary, ...] = ()
     case_type: str | None = None    # as its runs recorded it; None without runs
+    type_columns: tuple[str, ...] = ()  # the report columns its test type declares
     baselines: tuple[BaselineBuild, ...] = ()
     players: tuple[PlayerSummary, ...] = ()
     tournaments: tuple[TournamentReport, ...] = ()
@@ -176,9 +178,14 @@ def _connect(path: Path) -> sqlite3.Connection:
         raise ResultsError(f"{path}: not a usable SQLite database: {exc}") from exc
 
 
-def build_report(conn: sqlite3.Connection, filters: Filters = Filters(),
-                 database: str = "") -> Report:
-    """Run every report query on ``conn`` and assemble the per-group report."""
+def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), database: str = "",
+                 type_columns: Callable[[str], tuple[str, ...]] = lambda case_type: ()) -> Report:
+    """Run every report query on ``conn`` and assemble the per-group report.
+
+    ``type_columns`` gives the report columns a test type declares (the
+    commands pass :func:`tcab.catalog.typetable.report_columns`; the results
+    layer sits below the test types and does not ask them itself).
+    """
     groups: dict[tuple[str, str, str], dict] = {}
 
     def group(key: tuple[str, str, str]) -> dict:
@@ -208,6 +215,7 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(),
     reports = tuple(
         GroupReport(
             case_slug=key[0], case_version=key[1], variant=key[2], case_type=types.get(key[:2]),
+            type_columns=type_columns(types[key[:2]]) if types.get(key[:2]) else (),
             runs=tuple(parts["runs"]), baselines=tuple(baselines.get(key[:2], ())),
             players=tuple(parts["players"]), tournaments=tuple(parts["tournaments"]),
             reviews=tuple(parts["reviews"]),

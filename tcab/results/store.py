@@ -13,10 +13,9 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import sqlite_utils
-
 from tcab.errors import ResultsError
 from tcab.results.schema import MIGRATIONS, Migration
+from tcab.results.sqlite import sqlite_utils
 
 MIGRATIONS_TABLE = "schema_migrations"
 # doit -n N runs several writers at once; a writer waits this long for the lock.

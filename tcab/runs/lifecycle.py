@@ -26,6 +26,7 @@ from tcab.catalog import CaseVersion, Variant
 from tcab.errors import HarnessError
 from tcab.harnesses import Harness, make_adapter
 from tcab.naming import new_run_id
+from tcab.runs.environments import FOLDER as ENVIRONMENTS
 from tcab.runs.log import DEFAULT_MAX_LOG_BYTES, EventSink, RunLog, readable
 from tcab.runs.record import RunRecord
 from tcab.runs.secrets import Redactor
@@ -148,9 +149,10 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
     redactor = Redactor(secret_values)
     state = RunState(
         run_id=run_id, run_dir=run_dir, runtime=runtime, harness=harness, options=options,
-        image_ref=resolve_image(case.type), seed_dir=seed.dir, solutions=solutions,
+        image_ref=resolve_image(case.test_type.run_image), seed_dir=seed.dir, solutions=solutions,
         prompt=seed.prompt, init=case.init, secrets=secret_values,
         max_runtime_s=cap, seed_started=seed_started,
+        environment_cache=settings.build_dir / ENVIRONMENTS,
     )
     try:
         run_dir.mkdir(parents=True, exist_ok=False)

@@ -27,6 +27,7 @@ from tcab.harnesses import SOLUTION_DIR, Harness, Tokens
 from tcab.harnesses.environment import ENVIRONMENT_PROBE, parse_environment
 from tcab.harnesses.watch import SessionWatch
 from tcab.outcomes import RunStatus
+from tcab.runs.environments import load_environment, store_environment
 from tcab.runs.interrupts import InterruptShield
 from tcab.runs.log import RunLog, readable
 from tcab.runs.record import StageRecord
@@ -103,6 +104,8 @@ class RunState:
     max_runtime_s: float
     seed_started: float
     shield: InterruptShield = field(default_factory=InterruptShield)
+    # Where the image's probed tool versions are kept by image id (None: probe every run).
+    environment_cache: Path | None = None
     container: str | None = None
     deadline: float = 0.0
     out: Outcome = field(default_factory=Outcome)
@@ -217,7 +220,7 @@ class RunState:
             running = rt.image_digest(self.container)
             out.image_digest, out.image_id = running.digest, running.id
         self._step(log, "start", start)
-        out.environment = self._probe_environment()
+        out.environment = self._environment(out.image_id)
         self._step(log, "copy_in", lambda: rt.copy_in(self.container, self.seed_dir))
         if self.harness.install.strip():
             res = self._command(log, "install", ["sh", "-c", self.harness.install], workdir="/home/tcab")
@@ -302,6 +305,17 @@ class RunState:
             self.out.detail = f"{self.out.detail}; container not removed: {exc}".lstrip("; ")
 
     # -- helpers -------------------------------------------------------------
+
+    def _environment(self, image_id: str | None) -> dict[str, str | None] | None:
+        """The image's tool versions: kept by image id, else probed (and kept)."""
+        if self.environment_cache is None:
+            return self._probe_environment()
+        found = load_environment(self.environment_cache, image_id)
+        if found is None:
+            found = self._probe_environment()
+            if found is not None:
+                store_environment(self.environment_cache, image_id, found)
+        return found
 
     def _probe_environment(self) -> dict[str, str | None] | None:
         """The image's tool versions for run.json, read before anything is

@@ -1,8 +1,10 @@
-"""Which image a run uses, resolved the way the source document says.
+"""The run images of the source document, resolved the way it says.
 
-``TCAB_CONTAINER_REGISTRY`` (default ``ghcr.io/theclockwyrks``) and
-``TCAB_CONTAINER_TAG`` (default ``latest``) name the image for a run kind
-(``<registry>/test-cabinet-<name>:<tag>``); one ``TCAB_CONTAINER_IMAGE_*``
+Which image a test type's runs (and builds) use is the type's decision
+(``TestType.run_image``, ``build_image`` in :mod:`tcab.testtypes`); this
+module only knows the images by kind. ``TCAB_CONTAINER_REGISTRY`` (default
+``ghcr.io/theclockwyrks``) and ``TCAB_CONTAINER_TAG`` (default ``latest``)
+name the image of a kind (``<registry>/test-cabinet-<name>:<tag>``); one ``TCAB_CONTAINER_IMAGE_*``
 per image pins a verbatim reference for that image alone. There is no
 override spanning every image. No backend is consulted: the same
 environment resolves the same reference against any backend or none.
@@ -24,7 +26,7 @@ DEFAULT_TAG = "latest"
 class RunImage:
     """One run image of the source document."""
 
-    kind: str  # what selects it: a test type or an asset kind
+    kind: str  # how a test type names it (TestType.run_image)
     name: str  # test-cabinet-<...>
     override: str  # the TCAB_CONTAINER_IMAGE_* variable that pins it
     built_here: bool  # containers/ defines it (make images)
@@ -32,8 +34,9 @@ class RunImage:
 
 #: Every run image of the source document, including those of test types
 #: tcab does not run yet, so that their overrides are already honoured.
+#: (The end-to-end type runs in ``base-wasm``, the adversarial one in ``adversarial``.)
 RUN_IMAGES: tuple[RunImage, ...] = (
-    RunImage("end-to-end", "test-cabinet-base-wasm", "TCAB_CONTAINER_IMAGE_BASE_WASM", True),
+    RunImage("base-wasm", "test-cabinet-base-wasm", "TCAB_CONTAINER_IMAGE_BASE_WASM", True),
     RunImage("adversarial", "test-cabinet-adversarial", "TCAB_CONTAINER_IMAGE_ADVERSARIAL", True),
     RunImage("sprite", "test-cabinet-sprite", "TCAB_CONTAINER_IMAGE_SPRITE", False),
     RunImage("sprite-sheet", "test-cabinet-sprite-sheet", "TCAB_CONTAINER_IMAGE_SPRITE_SHEET", False),
@@ -47,7 +50,7 @@ _BY_KIND = {image.kind: image for image in RUN_IMAGES}
 
 
 def run_image(kind: str) -> RunImage:
-    """The run image for ``kind`` (a test type or asset kind).
+    """The run image of ``kind`` (as a test type names it).
     Raises RuntimeBackendError naming the known kinds."""
     try:
         return _BY_KIND[kind]

@@ -86,6 +86,8 @@ def _store(entry: Path, cache_dir: Path, case: CaseVersion, variant: Variant,
     from tcab.seeding import render_prompt, seed_repository
 
     prompt = render_prompt(case, variant)
+    if entry.is_symlink() or (entry.exists() and not entry.is_dir()):
+        entry.unlink()  # a forged link or file at the entry's place: never followed, replaced
     try:
         # An entry without files.json is damaged (complete ones are renamed into
         # place whole): it is replaced rather than read.
@@ -133,8 +135,14 @@ def stored_seed(cache_dir: Path, case: CaseVersion, variant: Variant, *,
     repository, to be read, never written), seeding and storing it first when
     the store has none: a sweep's seed task (build/seed-cache/ is the one
     store of sweeps and commands). Raises as :func:`seed_from_cache`."""
+    from tcab.seeding.readback import EntryDamaged, read_entry
+
     entry, digest = _ensure(cache_dir, case, variant, mockup_timeout_s)
-    return _read_entry(entry, entry / "repo", digest)
+    try:
+        stored = read_entry(entry)  # checked as strictly as copy_entry checks it
+    except EntryDamaged as exc:
+        raise SeedError(f"seed cache entry is damaged: {exc}") from None
+    return CachedSeed(entry / "repo", stored.commit, stored.prompt, stored.files, digest)
 
 
 def _taken(dest: Path) -> SeedError:
@@ -142,28 +150,36 @@ def _taken(dest: Path) -> SeedError:
 
 
 def is_complete(entry: Path) -> bool:
-    """Whether ``entry`` holds a whole seed (its last file, ``files.json``, is
-    there; complete entries are renamed into place whole)."""
-    return (entry / "files.json").is_file()
+    """Whether ``entry`` holds a whole seed that passes the read-back checks
+    (``tcab.seeding.readback``: a restored build/ is input); a damaged or
+    forged one is not, and is seeded again."""
+    from tcab.seeding.readback import EntryDamaged, read_entry
+
+    try:
+        read_entry(entry)
+    except EntryDamaged:
+        return False
+    return True
 
 
 def copy_entry(entry: Path, dest: Path, digest: str, *, replace: bool = False) -> CachedSeed:
     """Copy the complete seed ``entry`` (of the case folder with ``digest``) to
     ``dest``, which must not exist unless ``replace``.
 
-    Raises SeedError when ``dest`` exists; nothing is left at ``dest`` on failure.
+    Raises SeedError when ``dest`` exists or the entry fails the read-back
+    checks; nothing is left at ``dest`` on failure.
     """
+    from tcab.seeding.readback import EntryDamaged, read_entry
+
     dest = Path(dest)
+    try:
+        stored = read_entry(entry)  # checked as strictly as a run's output, before anything is copied
+    except EntryDamaged as exc:
+        raise SeedError(f"seed cache entry is damaged: {exc}") from None
     try:  # atomic_dir refuses an existing dest (unless replace) before copying anything
         with atomic.atomic_dir(dest, replace=replace) as tmp:
             # Copies the repository folder's mode too (0755: the run user enters it).
             shutil.copytree(entry / "repo", tmp, symlinks=True, dirs_exist_ok=True)
     except FileExistsError as exc:
         raise _taken(dest) from exc
-    return _read_entry(entry, dest.resolve(), digest)
-
-
-def _read_entry(entry: Path, path: Path, digest: str) -> CachedSeed:
-    return CachedSeed(path, (entry / "commit").read_text(),
-                      (entry / "prompt.txt").read_text(encoding="utf-8"),
-                      tuple(json.loads((entry / "files.json").read_text(encoding="utf-8"))), digest)
+    return CachedSeed(dest.resolve(), stored.commit, stored.prompt, stored.files, digest)

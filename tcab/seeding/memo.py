@@ -30,12 +30,16 @@ from typing import TYPE_CHECKING
 from tcab import atomic
 from tcab.catalog.digest import tree_digest
 from tcab.catalog.layout import KEBAB, case_folders, version_key
+from tcab.reading import read_bytes
 from tcab.seeding.cache import LAYOUT, entry_path, is_complete
+from tcab.seeding.readback import MAX_PROMPT_BYTES
 
 if TYPE_CHECKING:
     from tcab.catalog import CaseVersion, Variant
 
 _DIGEST = re.compile(r"[0-9a-f]{64}\Z")
+#: The largest answer file read back (the prompt is most of it).
+MAX_ANSWER_BYTES = MAX_PROMPT_BYTES + 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +83,8 @@ def recall(path: Path | None) -> Answer | None:
     if path is None:
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        # A restored build/ is input: a regular file, not a link, bounded (a FIFO never blocks).
+        data = json.loads(read_bytes(path, MAX_ANSWER_BYTES, follow=False, what="answer"))
         answer = Answer(**data)
     except (OSError, ValueError, TypeError):
         return None
@@ -115,6 +120,6 @@ def remember(path: Path | None, case: CaseVersion, variant: Variant, digest: str
     answer = Answer(case.slug, case.version, variant.slug, digest, bool(case.mockups_for(variant)), prompt)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_text(path, json.dumps(asdict(answer)))
+        atomic.write_cache_bytes(path, json.dumps(asdict(answer)).encode())  # a forged FIFO or link there is replaced
     except OSError:
         pass

@@ -1,9 +1,10 @@
 """What a seeded repository will hold, computed before anything is written.
 
 Sources in seeding order: workspace files (verbatim), specs (``.hbs``
-rendered with ``version`` and ``variant``), contract schemas (adversarial,
-at their manifest-relative paths), assets (under their own relative path),
-reference screenshots (``reference/<view>.<ext>``). Two sources landing on
+rendered with ``version`` and ``variant``), assets (under their own relative
+path), then what the case's test type adds (``TestType.seed_entries``:
+adversarial contract schemas at their manifest-relative paths, end-to-end
+reference screenshots at ``reference/<view>.<ext>``). Two sources landing on
 one path, or a file where another source needs a folder, are collisions:
 all of them are reported together and nothing is written.
 """
@@ -18,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from tcab.catalog import CaseVersion, Variant
+from tcab.catalog.testtype import SeedingInput
 from tcab.catalog.toml import display_path
-from tcab.errors import BrowserError, SeedError
+from tcab.errors import SeedError
 from tcab.templates import render_template
 
 # Git's three blob modes: the only file metadata a seed keeps.
@@ -40,12 +42,13 @@ class SeedEntry:
 
 def variant_context(case: CaseVersion, variant: Variant) -> dict[str, Any]:
     """``variant`` as templates see it: slug, name, description and params
-    (the variant's ``[params]`` merged over ``[game].params``)."""
+    (as its test type gives them: an adversarial case merges the variant's
+    ``[params]`` over ``[game].params``)."""
     return {
         "slug": variant.slug,
         "name": variant.name,
         "description": variant.description,
-        "params": case.game_params(variant),
+        "params": case.template_params(variant),
     }
 
 
@@ -106,29 +109,6 @@ def _specs(case: CaseVersion, variant: Variant) -> list[SeedEntry]:
     return entries
 
 
-def _references(
-    case: CaseVersion, variant: Variant, render_mockup: MockupRenderer | None, check_only: bool
-) -> list[SeedEntry]:
-    entries = []
-    for ref in case.seeded_references_for(variant):  # a held-back view is for [[check]]s only
-        if ref.media is not None:
-            data = _read(case.path(ref.media), "reference media")
-        elif check_only:
-            data = b""
-        elif render_mockup is None:
-            raise SeedError(
-                f"{case.manifest}: [[reference]] view {ref.view!r} is an HTML mockup; "
-                "rendering mockups needs the browser part, which is not available here"
-            )
-        else:
-            try:
-                data = render_mockup(case.path(ref.mockup or ""))
-            except BrowserError as exc:  # the toolkit's refusal, named as seeding's
-                raise SeedError(str(exc)) from exc
-        entries.append(SeedEntry(ref.dest, data, MODE_FILE, f"reference {ref.view}"))
-    return entries
-
-
 def plan_seed(
     case: CaseVersion,
     variant: Variant,
@@ -147,13 +127,11 @@ def plan_seed(
     if workspace is not None:
         entries += _walk(case, workspace, "", "workspace")
     entries += _specs(case, variant)
-    if case.contract is not None:
-        for rel in (case.contract.world, case.contract.action):
-            entries.append(SeedEntry(rel, _read(case.path(rel), "contract schema"),
-                                     MODE_FILE, "contract schema"))
     if case.assets is not None:
         entries += _walk(case, case.assets, case.assets.rstrip("/") + "/", "assets")
-    entries += _references(case, variant, render_mockup, check_only)
+    # What the case's type adds (adversarial: its contract schemas; end-to-end:
+    # the reference screenshots).
+    entries += case.test_type.seed_entries(case, variant, SeedingInput(_read, render_mockup, check_only))
     check_collisions(entries, f"{case.ref} variant {variant.slug}")
     return tuple(entries)
 

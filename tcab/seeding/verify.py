@@ -33,10 +33,11 @@ from tcab.catalog.digest import tree_digest
 from tcab.catalog.fields import show
 from tcab.catalog.loader import case_folders, check_slug, version_dirs
 from tcab.catalog.toml import display_path
+from tcab.catalog.typetable import extra_types
 from tcab.errors import Problem
 
 CACHE_FORMAT = 1
-_CODE = ("catalog", "seeding", "templates")  # the code a cached verdict depends on
+_CODE = ("catalog", "seeding", "templates", "testtypes")  # the code a cached verdict depends on
 CHUNK = 32  # versions per worker task: amortizes the process round trip
 
 
@@ -52,15 +53,32 @@ class CatalogVerdict:
 
 
 def validator_id() -> str:
-    """Identifies the code that produced cached verdicts: tcab's version and the
-    source of the catalog, seeding and template packages."""
+    """Identifies the code that produced cached verdicts: tcab's version, the
+    source of the catalog, seeding, template and test-type packages, and of
+    the types ``TCAB_TEST_TYPES`` adds."""
     h = hashlib.sha256(f"{CACHE_FORMAT}/{__version__}".encode())
     base = Path(__file__).resolve().parents[1]
     for part in _CODE:
         for path in sorted((base / part).glob("*.py")):
             h.update(path.name.encode())
             h.update(path.read_bytes())
+    # The types TCAB_TEST_TYPES adds parse manifests too: their entries and source.
+    for name, target in extra_types().items():
+        h.update(f"{name}={target}".encode())
+        origin = _origin(target.partition(":")[0])
+        if origin is not None:
+            h.update(origin.read_bytes())
     return h.hexdigest()
+
+
+def _origin(module: str) -> Path | None:
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    return Path(spec.origin) if spec is not None and spec.origin and Path(spec.origin).is_file() else None
 
 
 def stat_fingerprint(root: Path) -> str:

@@ -8,10 +8,11 @@
     sweep = load_sweep_or_exit(get_var("plan"))   # a broken plan: one message, exit 2
     DOIT_CONFIG = sweep.doit_config
     task_seed = sweep.task_seed
+    task_after_run = sweep.task_after_run
     ...
 
 Task kinds, in dependency order: ``seed``, ``prompt`` -> ``run`` ->
-``build`` / ``validate`` -> ``entrants`` -> ``tournament`` -> ``replay`` -> ``manifest``
+the test types' after-run tasks (``build``, ``validate``, ...: :mod:`tcab.tasks.after`) -> ``entrants`` -> ``tournament`` -> ``replay`` -> ``manifest``
 -> ``report``.
 Every task is up to date when its target records the same input digests
 (:mod:`tcab.tasks.keys`).
@@ -28,7 +29,8 @@ from tcab.catalog import load_catalog
 from tcab.errors import TcabError
 from tcab.plan import PlanLimits, expand, load_plan, plan_path
 from tcab.settings import Settings
-from tcab.tasks.arena import task_build, task_entrants, task_replay, task_tournament
+from tcab.tasks.after import groups, task_after_run
+from tcab.tasks.arena import task_entrants, task_replay, task_tournament
 from tcab.tasks.context import SweepContext
 from tcab.tasks.doitdb import backend_name
 from tcab.tasks.executors import Executors
@@ -37,7 +39,6 @@ from tcab.tasks.report import task_manifest, task_report
 from tcab.tasks.run import task_runs
 from tcab.tasks.seed import task_prompt, task_seed
 from tcab.tasks.summary import SweepReporter
-from tcab.tasks.validate import task_validate
 
 __all__ = ["SweepContext", "SweepTasks", "load_sweep", "load_sweep_or_exit"]
 
@@ -78,13 +79,9 @@ class SweepTasks:
         """Harness runs (run:CASE/VERSION/VARIANT/HARNESS[@MODEL]/REPEAT)."""
         return task_runs(self.ctx)
 
-    def task_build(self) -> Iterator[dict]:
-        """Controller modules built from runs and baselines (build/wasm/)."""
-        return task_build(self.ctx)
-
-    def task_validate(self) -> Iterator[dict]:
-        """End-to-end validations of runs (results/sweep/validations/)."""
-        return task_validate(self.ctx)
+    def task_after_run(self) -> Iterator[dict]:
+        """What each test type does after a run: end-to-end ``validate``, adversarial ``build``, ..."""
+        return task_after_run(self.ctx)
 
     def task_entrants(self) -> Iterator[dict]:
         """Each tournament's field: the one manifest it depends on."""
@@ -128,7 +125,9 @@ def load_sweep(
         executors = real_executors()
     harnesses = _harness_slugs(settings)
     sweep = expand(the_plan, catalog, harnesses, limits)
-    return SweepTasks(SweepContext.create(settings, sweep, catalog, executors))
+    ctx = SweepContext.create(settings, sweep, catalog, executors)
+    groups(ctx)  # every type's after-run tasks load now: a broken one is a PlanError here
+    return SweepTasks(ctx)
 
 
 def load_sweep_or_exit(plan: str | os.PathLike | None = None, **kwargs) -> SweepTasks:

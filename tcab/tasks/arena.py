@@ -23,12 +23,12 @@ from doit.exceptions import TaskFailed
 from tcab.artifacts import baseline_module_key, run_module_key, run_tree
 from tcab.catalog import tree_digest
 from tcab.plan import Participant, RunSpec, TournamentSpec
+from tcab.tasks.after import AfterRunTask
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import BuildOutcome, RunOutcome, TournamentEntrant, TournamentRequest
 from tcab.tasks.inputs import game_inputs
 from tcab.tasks.keys import current_target, write_target
 from tcab.tasks.layout import baseline_build_name
-from tcab.tasks.run import run_task_name
 
 
 def _record_doc(ctx: SweepContext, path: Path, what: str) -> dict:
@@ -53,7 +53,7 @@ def run_build_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
     run = _record_doc(ctx, ctx.layout.run_record(spec), f"run {spec.name}")
     case = ctx.lookups.case(spec.case, spec.version)
     return run_module_key(case, run_tree(run.get("artifact_digest"), run["run_id"]),
-                          ctx.lookups.image_digest(case.type))
+                          ctx.lookups.image_digest(case.test_type.build_image))
 
 
 def do_run_build(ctx: SweepContext, spec: RunSpec) -> bool:
@@ -89,19 +89,9 @@ def _module_name(t: TournamentSpec, p: Participant) -> str:
     return p.run.name if p.run is not None else baseline_build_name(t.case, t.version, p.baseline)
 
 
-def task_build(ctx: SweepContext) -> Iterator[dict]:
-    """Controller modules: of each adversarial run's tree and of the baselines (build/wasm/)."""
-    yield {"basename": "build", "name": None, "doc": task_build.__doc__}
-    names = []
-    for spec in ctx.sweep.runs:
-        if ctx.lookups.case(spec.case, spec.version).type != "adversarial":
-            continue
-        names.append(f"build:{spec.name}")
-        yield ctx.keyed_task(
-            "build", spec.name, ctx.layout.module_record(spec.name), [run_task_name(spec)],
-            lambda s=spec: run_build_inputs(ctx, s), do_run_build, ctx, spec,
-            doc=f"module of run {spec.name}",
-        )
+def baseline_builds(ctx: SweepContext) -> Iterator[tuple]:
+    """The builds of the baselines the plan's tournaments play (once each), as
+    ``AfterRunTask.others`` yields them."""
     seen = set()
     for t in ctx.sweep.tournaments:
         for p in t.participants:
@@ -109,14 +99,22 @@ def task_build(ctx: SweepContext) -> Iterator[dict]:
                 continue
             seen.add((t.case, t.version, p.baseline))
             name = baseline_build_name(t.case, t.version, p.baseline)
-            names.append(f"build:{name}")
-            yield ctx.keyed_task(
-                "build", name, ctx.layout.module_record(name), [],
-                lambda a=(t.case, t.version, p.baseline): baseline_build_inputs(ctx, *a),
-                do_baseline_build, ctx, t.case, t.version, p.baseline,
-                doc=f"baseline {p.baseline} of {t.case} {t.version}",
-            )
-    ctx.freshness.settle_group("build", names)
+            yield (name, ctx.layout.module_record(name), [],
+                   lambda a=(t.case, t.version, p.baseline): baseline_build_inputs(ctx, *a),
+                   do_baseline_build, (t.case, t.version, p.baseline),
+                   f"baseline {p.baseline} of {t.case} {t.version}")
+
+
+#: The adversarial type's after-run task (tcab.testtypes.adversarial names it):
+#: the module of each run's tree, and of the baselines (build/wasm/).
+BUILD = AfterRunTask(
+    doc="Controller modules: of each adversarial run's tree and of the baselines (build/wasm/).",
+    subdoc="module of run {name}",
+    record=lambda ctx, spec: ctx.layout.module_record(spec.name),
+    inputs=lambda ctx, spec: run_build_inputs(ctx, spec),
+    action=lambda ctx, spec: do_run_build(ctx, spec),
+    others=baseline_builds,
+)
 
 
 # ---- the field of a tournament: its one manifest

@@ -98,7 +98,7 @@ class Executors:
     """The functions the sweep calls. Each raises TcabError for bad input or
     infrastructure failure; outcomes (a failed build, a forfeit) are data."""
 
-    image_digest: Callable[[str, RuntimeChoice], str]  # case type -> image digest
+    image_digest: Callable[[str, RuntimeChoice], str]  # run image kind (TestType.run_image) -> digest
     harness: Callable[[str, Settings], HarnessInfo]  # harness slug -> its digest
     run: Callable[[RunRequest], RunOutcome]
     # (case, the run, settings, the plan's runtime, the adversarial image digest the key holds)

@@ -26,10 +26,7 @@ def seed_inputs(case, variant, cache: FileDigests) -> str:
     """Everything seeding reads for ``variant`` (and nothing of the other variants)."""
     rels: list[str | None] = ["test-case.toml", variant.file, case.workspace_for(variant), case.assets]
     rels += [s.source for s in case.specs_for(variant)]
-    if case.contract is not None:
-        rels += [case.contract.world, case.contract.action]
-    for ref in case.references_for(variant):
-        rels += [ref.media, ref.mockup]
+    rels += case.test_type.seed_sources(case, variant)  # what its type seeds: schemas, references
     return _digest(case, rels, cache)
 
 
@@ -46,9 +43,9 @@ def solution_inputs(case, variant, cache: FileDigests) -> str:
 def game_inputs(case, variant, cache: FileDigests) -> str:
     """The rules (the whole folder holding the rules module: it may import siblings),
     the contract schemas, the manifest (simulation, sandbox, match tables) and the variant."""
-    rules = str(Path(case.game.module).parent) if case.game is not None else None
+    rules = str(Path(case.section.game.module).parent) if case.section.game is not None else None
     rels: list[str | None] = ["test-case.toml", variant.file]
-    rels.append(case.game.module if rules in (None, ".", "") else rules)
-    if case.contract is not None:
-        rels += [case.contract.world, case.contract.action]
+    rels.append(case.section.game.module if rules in (None, ".", "") else rules)
+    if case.section.contract is not None:
+        rels += [case.section.contract.world, case.section.contract.action]
     return _digest(case, rels, cache)

@@ -41,10 +41,11 @@ class Lookups:
             found = self._cases[key] = self._catalog.resolve(slug, version)
         return found
 
-    def image_digest(self, case_type: str) -> str:
-        found = self._images.get(case_type)
+    def image_digest(self, kind: str) -> str:
+        """The digest of the run image ``kind`` (as a test type names it: ``TestType.run_image``)."""
+        found = self._images.get(kind)
         if found is None:
-            found = self._images[case_type] = self._executors.image_digest(case_type, self._runtime)
+            found = self._images[kind] = self._executors.image_digest(kind, self._runtime)
         return found
 
     def harness(self, slug: str) -> HarnessInfo:

@@ -30,13 +30,13 @@ from tcab.tasks.executors import (
 )
 
 
-def image_digest(case_type: str, runtime: RuntimeChoice) -> str:
-    """The digest of the image a run of ``case_type`` uses, on the plan's runtime."""
+def image_digest(kind: str, runtime: RuntimeChoice) -> str:
+    """The digest of the run image ``kind`` (``TestType.run_image``), on the plan's runtime."""
     # In the function: slow import: docker-py; `doit list` must not pay for it.
     from tcab.runtime import resolve_image
     from tcab.runtime.choice import image_digest as digest_on
 
-    return digest_on(runtime.open(), resolve_image(case_type)).digest
+    return digest_on(runtime.open(), resolve_image(kind)).digest
 
 
 def harness_info(slug: str, settings: Settings) -> HarnessInfo:
@@ -125,7 +125,7 @@ def tournament(request: TournamentRequest) -> dict[str, Any]:
     spec = GameSpec.from_case(request.case, request.case.variant(t.variant))
     field = [Contestant(e.name, e.module, e.sha256) for e in request.entrants if e.sha256 is not None]
     excluded = [e.name for e in request.entrants if e.sha256 is None]
-    structure = request.case.match.structure if request.case.match is not None else "round-robin"
+    structure = request.case.section.match.structure if request.case.section.match is not None else "round-robin"
     tid = tournament_id(t.name, case=spec.case, version=spec.version, variant=spec.variant, structure=structure,
                         rounds=t.rounds, seed=t.seed, modules=[c.sha256 for c in field])
     created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
@@ -180,6 +180,7 @@ def verify_replays(case, variant: str, replays: list[Path]) -> list[dict[str, An
 def report(settings: Settings, out_dir: Path) -> None:
     """Write the static HTML report of results.db into ``out_dir``."""
     # In the function: the report's templates; `doit list` must not pay for it.
+    from tcab.catalog.typetable import report_columns
     from tcab.results.html import write_html
     from tcab.results.report import Filters, build_report, connect
     from tcab.view.player import export_replay
@@ -187,7 +188,7 @@ def report(settings: Settings, out_dir: Path) -> None:
     path = settings.results_db.resolve()
     conn = connect(path)
     try:
-        write_html(build_report(conn, Filters(), database=str(path)), conn, out_dir, path.parent,
+        write_html(build_report(conn, Filters(), database=str(path), type_columns=report_columns), conn, out_dir, path.parent,
                    settings.catalog_dir, export_replay=export_replay)
     finally:
         conn.close()

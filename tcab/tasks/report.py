@@ -13,34 +13,21 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from tcab.tasks import after
 from tcab.tasks.context import SweepContext
 from tcab.tasks.keys import current_target, inputs_digest, write_target
-from tcab.tasks.layout import baseline_build_name
-from tcab.tasks.validate import end_to_end_runs
 
 
 def _records(ctx: SweepContext) -> dict[str, object]:
     out: dict[str, object] = {}
     for spec in ctx.sweep.runs:
         out[f"run:{spec.name}"] = ctx.layout.run_record(spec)
-    for name in _module_names(ctx):
-        out[f"build:{name}"] = ctx.layout.module_record(name)
-    for spec in end_to_end_runs(ctx):
-        out[f"validate:{spec.name}"] = ctx.layout.validation_record(spec)
+    # What the test types do after a run (build, validate, ...: tcab.tasks.after).
+    out.update(after.records(ctx))
     for t in ctx.sweep.tournaments:
         out[f"tournament:{t.name}"] = ctx.layout.standings_record(t)
         out[f"replay:{t.name}"] = ctx.layout.replays_record(t)
     return out
-
-
-def _module_names(ctx: SweepContext) -> list[str]:
-    """Every module the sweep builds: of adversarial runs, then of tournament baselines."""
-    names = dict.fromkeys(r.name for r in ctx.sweep.runs if ctx.lookups.case(r.case, r.version).type == "adversarial")
-    for t in ctx.sweep.tournaments:
-        for p in t.participants:
-            if p.baseline is not None:
-                names.setdefault(baseline_build_name(t.case, t.version, p.baseline))
-    return list(names)
 
 
 def _stamps(ctx: SweepContext) -> dict[str, str]:
@@ -103,7 +90,7 @@ def task_manifest(ctx: SweepContext) -> Iterator[dict]:
     # carry no edges of their own.
     yield ctx.keyed_task(
         "manifest", None, ctx.layout.manifest,
-        ["seed", "prompt", "run", "build", "validate", "entrants", "tournament", "replay"],
+        ["seed", "prompt", "run", *after.basenames(ctx), "entrants", "tournament", "replay"],
         lambda: manifest_inputs(ctx), write_manifest, ctx, doc=task_manifest.__doc__, keep_deps=True,
     )
 

@@ -67,7 +67,7 @@ def _shared_run_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
         "seed": _upstream(ctx, spec, "seed")["commit"],
         "prompt": _upstream(ctx, spec, "prompt")["sha256"],
         "harness": harness.digest,
-        "image": ctx.lookups.image_digest(case.type),
+        "image": ctx.lookups.image_digest(case.test_type.run_image),
     }
     if harness.stage_solution:
         shared["solution"] = solution_inputs(case, case.variant(spec.variant), ctx.cache)

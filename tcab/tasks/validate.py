@@ -1,5 +1,7 @@
 """``validate`` tasks: each end-to-end run's tree built and checked in a browser.
 
+The end-to-end type's after-run task (:data:`VALIDATE`, made into doit tasks
+by :mod:`tcab.tasks.after`):
 ``validate:lights-out/v1.0.0/classic/reference/1`` validates one run (see
 docs/validation.md) and writes ``results/sweep/validations/<name>.json``.
 It is keyed like a run's build: the run record's stamp (its artifact
@@ -13,7 +15,6 @@ next sweep tries again.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 from doit.exceptions import TaskFailed
@@ -21,10 +22,10 @@ from doit.exceptions import TaskFailed
 from tcab.artifacts import validation_case_part, validation_key
 from tcab.catalog import tree_digest
 from tcab.plan import RunSpec
+from tcab.tasks.after import AfterRunTask
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import RunOutcome
 from tcab.tasks.keys import current_target, write_target
-from tcab.tasks.run import run_task_name
 
 # Where tcab.validation writes validation.json inside a run's folder (not
 # imported from there: doit list must not pay for the browser stack).
@@ -39,11 +40,6 @@ def _run_stamp(ctx: SweepContext, spec: RunSpec) -> str:
     return stamp
 
 
-def end_to_end_runs(ctx: SweepContext) -> list[RunSpec]:
-    """The runs of the plan whose case is end-to-end (the ones validated)."""
-    return [s for s in ctx.sweep.runs if ctx.lookups.case(s.case, s.version).type == "end-to-end"]
-
-
 def _case_inputs(ctx: SweepContext, slug: str, version: str) -> str:
     return ctx.lookups.once(("validation-inputs", slug, version), lambda: validation_case_part(
         ctx.lookups.case(slug, version), lambda path: ctx.cache.tree(path, tree_digest), ctx.cache.sha256))
@@ -52,7 +48,8 @@ def _case_inputs(ctx: SweepContext, slug: str, version: str) -> str:
 def validate_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
     # The run record's stamp covers its artifact digest (the collected tree)
     # and its run id: a redone run is validated again (its row is its own).
-    return validation_key(_run_stamp(ctx, spec), ctx.lookups.image_digest("end-to-end"),
+    return validation_key(_run_stamp(ctx, spec), ctx.lookups.image_digest(
+        ctx.lookups.case(spec.case, spec.version).test_type.build_image),
                           _case_inputs(ctx, spec.case, spec.version))
 
 
@@ -77,15 +74,11 @@ def do_validate(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
     return True
 
 
-def task_validate(ctx: SweepContext) -> Iterator[dict]:
-    """End-to-end validations: each run's tree built in a container, checked in Chromium."""
-    yield {"basename": "validate", "name": None, "doc": task_validate.__doc__}
-    names = []
-    for spec in end_to_end_runs(ctx):
-        names.append(f"validate:{spec.name}")
-        yield ctx.keyed_task(
-            "validate", spec.name, ctx.layout.validation_record(spec), [run_task_name(spec)],
-            lambda s=spec: validate_inputs(ctx, s), do_validate, ctx, spec,
-            doc=f"validation of run {spec.name}",
-        )
-    ctx.freshness.settle_group("validate", names)
+#: The end-to-end type's after-run task (tcab.testtypes.end_to_end names it).
+VALIDATE = AfterRunTask(
+    doc="End-to-end validations: each run's tree built in a container, checked in Chromium.",
+    subdoc="validation of run {name}",
+    record=lambda ctx, spec: ctx.layout.validation_record(spec),
+    inputs=lambda ctx, spec: validate_inputs(ctx, spec),
+    action=lambda ctx, spec: do_validate(ctx, spec),
+)

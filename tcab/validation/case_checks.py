@@ -32,7 +32,7 @@ def case_check_specs(case: CaseVersion, variant: Variant, mockup_cache: Path,
     """One spec per ``[[check]]`` of ``case``. A reference that cannot be
     rendered leaves its PNG absent; that check then records why it was not
     reached (the runner reads the reference), and the others still run."""
-    if not case.checks:
+    if not case.section.checks:
         return ()
     views = {ref.view: ref for ref in case.references_for(variant)}
     # One cache for every reference: a miss starts one browser for all of them.
@@ -40,7 +40,7 @@ def case_check_specs(case: CaseVersion, variant: Variant, mockup_cache: Path,
         pngs = {view: _reference_png(case, ref, render, validation_dir) for view, ref in views.items()}
         seeded = tuple(pngs[ref.view] for ref in case.seeded_references_for(variant))
         return tuple(CheckSpec(check.view, pngs[check.reference], check.actions, check.name, seeded=seeded)
-                     for check in case.checks)
+                     for check in case.section.checks)
 
 
 def _reference_png(case: CaseVersion, ref: Reference, render: MockupCache, validation_dir: Path) -> Path:

@@ -62,7 +62,7 @@ def build_site(rt: Runtime, tree: Path, build: Build, dest: Path, *, container_n
     A failed or timed-out command and a missing output are checks that fail;
     raises ``RuntimeBackendError`` when the engine itself fails.
     """
-    image = rt.ensure_image(resolve_image("end-to-end"))
+    image = rt.ensure_image(resolve_image("base-wasm"))
     steps = [("install", build.install), ("build", build.build)]
     with build_in_container(rt, image, tree, steps, name=container_name, limits=limits) as box:
         checks = [_step_check(step) for step in box.steps]

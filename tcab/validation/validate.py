@@ -72,9 +72,9 @@ def _check_run(case: CaseVersion, run: RunRecord) -> None:
     ``output`` the site is the first of dist/, build/, out/ the build produced)."""
     if (run.case_slug, run.case_version) != (case.slug, case.version):
         raise ValidationError(f"run {run.id} is a run of {run.case_slug}@{run.case_version}, not of {case.ref}")
-    if case.type != "end-to-end":
-        raise ValidationError(f"run {run.id}: {case.slug} is an {case.type} case; "
-                              f"validate only end-to-end runs (build its controller with `tcab build {run.id}`)")
+    if case.test_type.evaluate_command != "validate":
+        raise ValidationError(f"run {run.id}: {case.slug} is an {case.type} case; `tcab validate` takes "
+                              f"the runs of types it validates (end-to-end); {case.test_type.evaluate_hint(run.id)}")
     if case.build is None:
         raise ValidationError(f"{case.manifest}: [build] with install and build is required to validate")
     if not run.has_tree():
@@ -192,7 +192,7 @@ def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, 
     try:
         rt = get_runtime(runtime) if isinstance(runtime, str) else runtime
         site = build_site(rt, run.tree, case.build, dest, container_name=f"validate-{run.id}",
-                          limits=build_limits, collect=collect, toolchain=case.toolchain,
+                          limits=build_limits, collect=collect, toolchain=case.section.toolchain,
                           toolchain_limits=toolchain, redactor=redactor)
         out.checks += site.checks
         out.log, out.image_digest = redactor.redact(site.log), site.image_digest

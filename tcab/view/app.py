@@ -13,13 +13,12 @@ replay plays in a sandboxed frame whose page may fetch nothing.
 
 from __future__ import annotations
 
+import importlib
 import ipaddress
 import json
-import os
 import re
 import secrets
 import sqlite3
-import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from tcab.catalog.typetable import report_columns
 from tcab.errors import CatalogError, ResultsError
 from tcab.results import pages
 from tcab.results.charts import outcome_chart, rating_chart
@@ -40,9 +40,7 @@ from tcab.results.columns import group_tables
 from tcab.results.report import build_report
 from tcab.results.reviews import ReviewMaterial, record_review, run_reviews
 from tcab.results.schema import SCHEMA_VERSION
-from tcab.validation.case_checks import REFERENCES_DIR
 from tcab.validation.proofs import read_proof
-from tcab.validation.validate import VALIDATION_DIR
 from tcab.view import files, review, transcript
 from tcab.view.paths import NAME_MAX, PathMissing, PathRefused, confined, inside, smuggled
 from tcab.view.player import player_page, renderer_path
@@ -199,7 +197,7 @@ def create_app(config: ViewConfig) -> Starlette:
     def home_parts():
         conn = db()
         try:
-            report = build_report(conn, database=str(config.db_path))
+            report = build_report(conn, database=str(config.db_path), type_columns=report_columns)
             groups = [(g, Markup(outcome_chart(g.runs)) if g.runs else "",
                        pages.group_runs(conn, g.case_slug, g.case_version, g.variant, limit=HOME_RUNS))
                       for g in report.groups]
@@ -263,18 +261,16 @@ def create_app(config: ViewConfig) -> Starlette:
         checks = _json_list(validation.get("checks")) if validation else []
         shots = {Path(str(s)).stem: str(s) for s in _json_list(validation.get("screenshots"))} \
             if validation else {}
-        references = _references(config.catalog_dir, row, folder, run_id)
-        check_results, check_problem = _check_results(folder)
+        panel = _type_panel(config.catalog_dir, row, folder, run_id)
         rev = review_part(row, proofs)
         return render("run.html", run=row, stages=stages, validation=validation, checks=checks,
-                      shots=shots, references=references, builds=builds, events=events,
-                      tree=tree, has_folder=folder is not None, review=rev, proofs=proofs,
-                      check_results=check_results, check_problem=check_problem)
+                      shots=shots, builds=builds, events=events,
+                      tree=tree, has_folder=folder is not None, review=rev, proofs=proofs, **panel)
 
     def review_part(row: dict, proofs: list[dict]) -> dict | None:
         """What the Human review section shows, or None when there is nothing to review."""
         case = _case(config.catalog_dir, row["case_slug"], row["case_version"])
-        if case is None or case.type != "end-to-end":
+        if case is None or not case.test_type.reviewed:
             return None
         try:
             items, domains = review.review_items(case, row["variant"], row["id"],
@@ -303,9 +299,9 @@ def create_app(config: ViewConfig) -> Starlette:
             return render("error.html", 400, title="Review not recorded", message=str(exc))
         row, folder = run_folder(run_id)
         case = _case(config.catalog_dir, row["case_slug"], row["case_version"])
-        if case is None or case.type != "end-to-end" or folder is None:
+        if case is None or not case.test_type.reviewed or folder is None:
             return render("error.html", 400, title="Review not recorded",
-                          message="this run has nothing to review (no end-to-end case or no run folder)")
+                          message="this run has nothing to review (its case's type is not reviewed, or no run folder)")
         try:
             material = ReviewMaterial.of_case(case, row["variant"], row.get("case_digest"))
             await run_in_threadpool(_write_review, config.db_path, submitted, material, folder)
@@ -621,78 +617,15 @@ def _case(catalog_dir: Path, slug: str, version: str):
         return None
 
 
-def _references(catalog_dir: Path, run: dict, folder: Path | None, run_id: str) -> list[tuple[str, str | None]]:
-    """(view, URL of the reference image or None) for each reference view of the run's
-    case and variant (the common ones, then the variant's own). A mockup's image is
-    the one its validation rendered (``validation/references/<view>.png``), if any."""
+def _type_panel(catalog_dir: Path, run: dict, folder: Path | None, run_id: str) -> dict:
+    """The values of the run page's part drawn by the case's test type
+    (``TestType.view_panel``, ``"module:function"``); none without one."""
     case = _case(catalog_dir, run["case_slug"], run["case_version"])
-    if case is None:
-        return []
-    variant = next((v for v in case.variants if v.slug == run.get("variant")), None)
-    refs = case.references_for(variant) if variant is not None else case.references
-    rendered = folder / VALIDATION_DIR / REFERENCES_DIR if folder is not None else None
-
-    def url(ref) -> str | None:
-        if ref.media:
-            return f"/cases/{case.slug}/{case.version}/raw/{ref.media}"
-        if rendered is not None and (rendered / f"{ref.view}.png").is_file():
-            return f"/runs/{quote(run_id, safe='')}/raw/{VALIDATION_DIR}/{REFERENCES_DIR}/{ref.view}.png"
-        return None
-
-    return [(ref.view, url(ref)) for ref in refs]
-
-
-#: validation.json is tcab's own, but read bounded all the same.
-MAX_VALIDATION_JSON = 8 * 1024**2
-
-
-def _check_results(folder: Path | None) -> tuple[list[dict], str | None]:
-    """(The run's ``[[check]]`` results (view, name, similarity, screenshot, error,
-    duration_s), each field of the type the page shows; why validation.json
-    is damaged, or None). A missing file is no problem."""
-    if folder is None:
-        return [], None
-    path = folder / VALIDATION_DIR / "validation.json"
-    try:
-        with open(path, "rb", opener=_nofollow) as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return [], f"{VALIDATION_DIR}/validation.json is damaged: not a regular file"
-            data = fh.read(MAX_VALIDATION_JSON + 1)
-    except FileNotFoundError:
-        return [], None
-    except OSError as exc:
-        return [], f"{VALIDATION_DIR}/validation.json is damaged: {exc.strerror or exc}"
-    if len(data) > MAX_VALIDATION_JSON:
-        return [], f"{VALIDATION_DIR}/validation.json is damaged: larger than {MAX_VALIDATION_JSON} bytes"
-    try:
-        doc = json.loads(data)
-    except (ValueError, RecursionError) as exc:
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
-        return [], f"{VALIDATION_DIR}/validation.json is damaged: not JSON ({reason})"
-    found = doc.get("check_results") if isinstance(doc, dict) else None
-    if found is None:
-        return [], None
-    if not isinstance(found, list):
-        return [], f"{VALIDATION_DIR}/validation.json is damaged: check_results is not a list"
-    results = [_check_result(r) for r in found if isinstance(r, dict) and isinstance(r.get("view"), str)]
-    return results, None
-
-
-def _nofollow(path, flags):
-    return os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK)
-
-
-def _check_result(r: dict) -> dict:
-    """One check result with each field of its type (a wrong one left out)."""
-    def number(v):
-        return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-    def text(v):
-        return v if isinstance(v, str) else None
-
-    return {"name": text(r.get("name")) or "?", "view": r["view"], "similarity": number(r.get("similarity")),
-            "screenshot": text(r.get("screenshot")), "error": text(r.get("error")),
-            "duration_s": number(r.get("duration_s"))}
+    target = case.test_type.view_panel if case is not None else None
+    if target is None:
+        return {}
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)(case, run, folder, run_id)
 
 
 def _renderer_problem(catalog_dir: Path, row: dict) -> str | None:

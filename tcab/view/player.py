@@ -14,11 +14,16 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tcab.atomic import write_bytes
+from tcab.atomic import check_file_target, refuse_inputs, write_bytes
 from tcab.errors import ReplayError
+from tcab.reading import read_bytes
+
+#: The largest renderer page read (a case's renderer is a few KiB; ``--renderer`` names any file).
+MAX_RENDERER_BYTES = 16 * 1024 * 1024
 
 # The replay's fields the renderer reads come from hostile bots and builds.
 # The page's policy runs only the scripts it was built with (the loader and
@@ -95,12 +100,12 @@ def renderer_path(catalog_dir: Path, case_slug: str, case_version: str) -> Path:
     from tcab.catalog import resolve_case
 
     case = resolve_case(catalog_dir, case_slug, case_version, experimental=True)
-    if case.replay is None:
+    if case.section.replay is None:
         raise ReplayError(f"{case.manifest}: [replay].renderer: this case has no renderer")
     root = case.root.resolve()
-    path = case.path(case.replay.renderer).resolve()
+    path = case.path(case.section.replay.renderer).resolve()
     if not path.is_relative_to(root) or not path.is_file():
-        raise ReplayError(f"{case.manifest}: [replay].renderer: {case.replay.renderer} is not a file "
+        raise ReplayError(f"{case.manifest}: [replay].renderer: {case.section.replay.renderer} is not a file "
                           "inside the version folder")
     return path
 
@@ -112,18 +117,31 @@ def export_replay(replay_file: Path, out: Path, catalog_dir: Path, *,
     The replay is read and checked first (``read_replay``: gzip bomb, shape),
     so a broken file never becomes a page. ``renderer`` overrides the case's.
     Raises ReplayError or CatalogError naming the file; ``out`` is written
-    atomically (nothing half-written).
+    atomically (nothing half-written), or to stdout when it is ``-``.
+    DestinationRefused (an OSError) when ``out`` exists and is not a regular
+    file, or is the replay or the renderer itself (same inode).
     """
-    from tcab.arena.replay import read_replay
+    from tcab.arena.replay import read_replay, stored_bytes_limit
 
+    to_stdout = str(out) == "-"
+    if not to_stdout:  # before any reading: a device or an input as OUT is refused, never replaced
+        refuse_inputs(out, [replay_file, *([renderer] if renderer is not None else [])])
+        check_file_target(out)
     doc = read_replay(replay_file, max_bytes=max_bytes)
     header = doc["header"]
     if renderer is None:
         renderer = renderer_path(catalog_dir, header["case"], header["version"])
+        if not to_stdout:
+            refuse_inputs(out, [renderer])
     try:
-        html = Path(renderer).read_bytes()
-        data = Path(replay_file).read_bytes()
+        html = read_bytes(renderer, MAX_RENDERER_BYTES, what="renderer page")
+        data = read_bytes(replay_file, stored_bytes_limit(max_bytes), what="replay file")
     except OSError as exc:
         raise ReplayError(f"{exc.filename}: cannot read: {exc.strerror or exc}") from exc
-    write_bytes(out, player_page(html, data).html)
+    page = player_page(html, data).html
+    if to_stdout:
+        sys.stdout.buffer.write(page)
+        sys.stdout.buffer.flush()
+    else:
+        write_bytes(out, page)
     return out

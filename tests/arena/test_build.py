@@ -179,3 +179,57 @@ def test_a_new_adversarial_image_is_a_new_build(settings, podman_runtime, new_ad
     assert rebuilt.status == "ok", rebuilt.log_excerpt
     assert rebuilt.image_digest == new.digest and rebuilt.image == tag
     assert rebuilt.duration_s != first.duration_s  # built, not read back from the cache
+
+
+def _forge_record(settings, **changes):
+    [record] = (settings.build_dir / "builds").glob("baseline-tally-*-three.json")
+    data = json.loads(record.read_text())
+    data.update(changes)
+    record.write_text(json.dumps(data))
+    return record
+
+
+BUILD_FORGERIES = {
+    "module is a host file": lambda s, tmp: _forge_record(
+        s, module=str(_host_wasm(tmp)), sha256=sha256_hex(_host_wasm(tmp).read_bytes())),
+    "module links to /dev/zero": lambda s, tmp: _forge_record(s, module="/dev/zero"),
+    "record is not an object": lambda s, tmp: _forge_record(s) and next(
+        (s.build_dir / "builds").glob("*three.json")).write_text("[1]"),
+    "record has unknown keys": lambda s, tmp: _forge_record(s, injected="x"),
+    "record is a FIFO": lambda s, tmp: _fifo_at(next((s.build_dir / "builds").glob("*three.json"))),
+    "module file replaced": lambda s, tmp: next((s.build_dir / "wasm").glob("*.wasm")).write_bytes(b"\0asm\1\0\0\0"),
+    "module is a link out": lambda s, tmp: _link_module(s, tmp),
+}
+
+
+def _host_wasm(tmp: Path) -> Path:
+    path = tmp / "host.wasm"
+    if not path.exists():
+        path.write_bytes(b"\0asm\1\0\0\0")
+    return path
+
+
+def _fifo_at(path: Path) -> None:
+    import os
+
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _link_module(settings, tmp: Path) -> None:
+    [module] = (settings.build_dir / "wasm").glob("*.wasm")
+    shutil.move(module, tmp / "moved.wasm")
+    module.symlink_to(tmp / "moved.wasm")
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("forgery", list(BUILD_FORGERIES))
+def test_a_forged_build_cache_is_built_again(settings, forgery, tmp_path):
+    """build/builds/ and build/wasm/ are read back as input: a forged record is never served."""
+    case = _case(settings)
+    first = build_baseline(settings, case, "three")
+    BUILD_FORGERIES[forgery](settings, tmp_path)
+    again = build_baseline(settings, case, "three")
+    assert again.status == "ok" and again.sha256 == first.sha256
+    assert again.module == settings.build_dir / "wasm" / f"{first.sha256}.wasm"
+    assert sha256_hex(again.module.read_bytes()) == first.sha256 and not again.module.is_symlink()

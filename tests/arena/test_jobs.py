@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pickle
 import shutil
 from dataclasses import replace
@@ -87,21 +88,56 @@ def test_run_job_plays_once_then_reuses_the_cache(tally, settings, wasm_dir):
     assert job.replay_path.read_bytes() == replay
 
 
-@pytest.mark.parametrize("damage", ["replay missing", "summary missing", "summary not JSON",
-                                    "summary not an object"])
-def test_a_damaged_cache_entry_is_played_again(tally, settings, wasm_dir, damage):
+def _forge(job, **changes) -> None:
+    stored = json.loads(job.summary_path.read_text())
+    stored.update(changes)
+    job.summary_path.write_text(json.dumps(stored))
+
+
+# A restored results/ or build/ folder is input: each forged entry is played again,
+# never served (and never hangs or reads a device).
+DAMAGES = {
+    "replay missing": lambda job, tmp: job.replay_path.unlink(),
+    "summary missing": lambda job, tmp: job.summary_path.unlink(),
+    "summary not JSON": lambda job, tmp: job.summary_path.write_bytes(b'{"key": '),
+    "summary not an object": lambda job, tmp: job.summary_path.write_text("[1, 2]"),
+    "summary names a host file as its replay": lambda job, tmp: _forge(job, replay="/etc/passwd"),
+    "summary of another key": lambda job, tmp: _forge(job, key="0" * 64),
+    "summary of other modules": lambda job, tmp: _forge(job, shas=["0" * 64, "1" * 64]),
+    "summary of another seed": lambda job, tmp: _forge(job, seed=6),
+    "result not an object": lambda job, tmp: _forge(job, result="won"),
+    "seats do not match the fuel": lambda job, tmp: _forge(job, fuel=[]),
+    "replay changed after the summary": lambda job, tmp: job.replay_path.write_bytes(
+        job.replay_path.read_bytes() + b"\0"),
+    "summary is a FIFO": lambda job, tmp: (job.summary_path.unlink(), os.mkfifo(job.summary_path)),
+    "summary links to /dev/zero": lambda job, tmp: (job.summary_path.unlink(),
+                                                    job.summary_path.symlink_to("/dev/zero")),
+    "replay is a FIFO": lambda job, tmp: (job.replay_path.unlink(), os.mkfifo(job.replay_path)),
+    "replay links out": lambda job, tmp: (shutil.move(job.replay_path, tmp / "out.gz"),
+                                          job.replay_path.symlink_to(tmp / "out.gz")),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("damage", list(DAMAGES))
+def test_a_damaged_cache_entry_is_played_again(tally, settings, wasm_dir, damage, tmp_path):
     job = _job(tally, settings, wasm_dir)
     first = run_job(job)
-    if damage == "replay missing":
-        job.replay_path.unlink()
-    elif damage == "summary missing":
-        job.summary_path.unlink()
-    elif damage == "summary not JSON":
-        job.summary_path.write_bytes(b'{"key": ')
-    else:
-        job.summary_path.write_text("[1, 2]")
+    DAMAGES[damage](job, tmp_path)
     assert cached_summary(job) is None
     again = run_job(job)
     assert again["cached"] is False
     assert (again["result"], again["final_digest"]) == (first["result"], first["final_digest"])
     assert run_job(job)["cached"] is True
+
+
+def test_a_cached_match_still_checks_the_wasm_limits_of_the_environment(tally, settings, wasm_dir, monkeypatch):
+    """A TCAB_WASM_* value that is refused when the match is played is refused when it is cached too."""
+    from tcab.errors import ArenaError
+
+    job = _job(tally, settings, wasm_dir)
+    run_job(job)
+    assert run_job(job)["cached"] is True
+    monkeypatch.setenv("TCAB_WASM_MAX_FUNCTIONS", "lots")
+    with pytest.raises(ArenaError, match="TCAB_WASM_MAX_FUNCTIONS"):
+        run_job(job)

@@ -3,6 +3,7 @@ the opponent wins, the replay verifies, and the host stays bounded."""
 
 from __future__ import annotations
 
+import os
 import resource
 
 import pytest
@@ -118,3 +119,34 @@ def test_a_corrupt_cache_entry_is_recompiled(tmp_path):
     cache = ModuleCache(tmp_path)
     cache.load(wasm)
     assert cache.compiled == 1 and entry.read_bytes() != b"garbage"
+
+
+def test_a_compiled_artifact_under_another_modules_name_is_never_deserialized(tmp_path, monkeypatch):
+    """A restored build/modules/ is input: deserializing runs its native code, so
+    only an artifact this host's tcab wrote for exactly this module is loaded."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    good, other = controller(3), controller(1)
+    folder = tmp_path / "modules"
+    ModuleCache(folder).load(other)
+    [foreign] = folder.glob("*.cwasm")
+    ModuleCache(folder).load(good)
+    [mine] = [p for p in folder.glob("*.cwasm") if p != foreign]
+    mine.write_bytes(foreign.read_bytes())  # other's code under good's name
+    cache = ModuleCache(folder)
+    ctrl = Controller(good, Limits(100_000, 1 << 20), cache)
+    assert cache.deserialized == 0 and cache.compiled == 1
+    assert ctrl.call(b'{"me":0,"scores":[0,0],"tick":0}', 0) == b'{"moves":[{"agent":0,"dir":3}]}'
+    # A build/ restored from another machine (another key) is recompiled too.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "elsewhere"))
+    cache = ModuleCache(folder)
+    cache.load(good)
+    assert cache.deserialized == 0 and cache.compiled == 1
+    # A FIFO or a link at the artifact's place never blocks and is replaced.
+    mine.unlink()
+    os.mkfifo(mine)
+    cache = ModuleCache(folder)
+    cache.load(good)
+    assert cache.compiled == 1 and mine.is_file()
+    again = ModuleCache(folder)
+    again.load(good)
+    assert again.deserialized == 1

@@ -23,10 +23,10 @@ def case():
 def test_the_manifest_declares_every_adversarial_table(case):
     assert case.slug == "capture" and case.difficulty == "hard"
     assert case.build.module == "controller.wasm"
-    assert case.contract.entry == "tick"
+    assert case.section.contract.entry == "tick"
     assert [v.slug for v in case.variants] == ["base", "fog", "large"]
     for attr in ("sandbox", "simulation", "match", "replay", "game"):
-        assert getattr(case, attr) is not None, attr
+        assert getattr(case.section, attr) is not None, attr
 
 
 @pytest.mark.parametrize("slug, width, agents, vision", [

@@ -19,6 +19,7 @@ from tcab.catalog import (
     version_key,
 )
 from tcab.errors import CatalogError
+from tcab.testtypes.end_to_end import EndToEndSection
 
 REPO = Path(__file__).resolve().parents[2]
 GOOD = REPO / "tests/fixtures/catalogs/good"
@@ -38,7 +39,7 @@ def test_sample_end_to_end_case_parses_every_key():
     assert case.specs == (SpecFile("specs/overview.md", "specs/overview.md"),
                           SpecFile("specs/rules.md.hbs", "specs/rules.md"))
     assert case.specs[1].is_template
-    assert [r.dest for r in case.references] == ["reference/board.png"]
+    assert [r.dest for r in case.section.references] == ["reference/board.png"]
     assert [v.slug for v in case.variants] == ["classic", "torus"]
     torus = case.variant("torus")
     assert torus.params == {"size": 6, "wrap": True}
@@ -46,7 +47,7 @@ def test_sample_end_to_end_case_parses_every_key():
     assert case.solutions_for(case.variant()) == ("solutions/common", "solutions/classic")
     assert [s.dest for s in case.specs_for(torus)] == [
         "specs/overview.md", "specs/rules.md", "specs/torus.md"]
-    assert case.contract is None and case.game is None
+    assert isinstance(case.section, EndToEndSection)  # no [contract] or [game] of its own
 
 
 def test_objects_are_frozen():
@@ -59,18 +60,18 @@ def test_adversarial_tables_and_defaults():
     catalog = load_catalog(GOOD)
     case = catalog.resolve("mini-duel", "v1.9.0")
     assert case.type == "adversarial"
-    assert case.sandbox == Sandbox(50_000_000, 67_108_864)
-    assert case.simulation == Simulation(16, 100)
-    assert case.match == Match(2, "round-robin", 1)
-    assert case.contract is not None and case.contract.world == "schemas/world.json"
-    assert case.replay is not None and case.replay.renderer == "replay/index.html"
-    assert case.game == Game("game/rules.py", params={"size": 8}, baselines="baselines")
+    assert case.section.sandbox == Sandbox(50_000_000, 67_108_864)
+    assert case.section.simulation == Simulation(16, 100)
+    assert case.section.match == Match(2, "round-robin", 1)
+    assert case.section.contract is not None and case.section.contract.world == "schemas/world.json"
+    assert case.section.replay is not None and case.section.replay.renderer == "replay/index.html"
+    assert case.section.game == Game("game/rules.py", params={"size": 8}, baselines="baselines")
     assert case.build is not None and case.build.module == "out/controller.wasm"
     big = case.variant("big")
     assert big.name == "Big"  # humanized default
     assert big.spec == (SpecFile("specs/big.md", "specs/big.md"),)
-    assert case.game_params(big) == {"size": 16}
-    assert case.game_params(case.variant()) == {"size": 8}
+    assert case.template_params(big) == {"size": 16}
+    assert case.template_params(case.variant()) == {"size": 8}
     assert case.experimental is False and case.description is None
     assert case.max_runtime_hours == 1.0
 

@@ -41,7 +41,7 @@ def test_the_originals_coil_manifest_loads_unchanged():
     assert case.summary.startswith("A neon grid serpent")
     assert case.build == Build("npm ci", "npm run build")
     assert [s.dest for s in case.specs][:2] == ["specs/overview.md", "specs/playfield.md"]
-    assert case.references == (Reference("gameplay", mockup="reference/gameplay.html"),
+    assert case.section.references == (Reference("gameplay", mockup="reference/gameplay.html"),
                                 Reference("game-over", mockup="reference/game-over.html"))
     assert [p.kind for p in case.proofs] == ["image", "image", "image", "video"]
     assert [d.id for d in case.domains] == ["gameplay"] and len(case.review_items) == 12
@@ -61,7 +61,7 @@ def test_every_key_of_the_end_to_end_fixture():
     # [[spec]] dest defaults to source without .hbs; an explicit dest wins
     assert [(s.source, s.dest) for s in case.specs] == [
         ("specs/overview.md.hbs", "specs/overview.md"), ("specs/proof.md", "specs/evidence.md")]
-    assert case.checks == (
+    assert case.section.checks == (
         ViewCheck("board-lit", "Board, one tile lit", "board", (
             Click(40, 40), Key("Enter"), Wait(200))),
         ViewCheck("title", "Title", "title", ()),  # name humanized from the view
@@ -81,7 +81,7 @@ def test_every_key_of_the_end_to_end_fixture():
     assert [r.id for r in case.review_items_for(night)] == ["tile-lights", "title-shows", "moon-shows"]
     assert [r.view for r in case.references_for(case.variant("base"))] == ["board", "title"]
     with pytest.raises(dataclasses.FrozenInstanceError):
-        case.checks[0].actions[0].x = 1  # type: ignore[misc]
+        case.section.checks[0].actions[0].x = 1  # type: ignore[misc]
 
 
 def test_seeding_uses_the_variants_references_and_never_the_mockup(tmp_path):
@@ -117,7 +117,7 @@ def test_a_variants_mockup_is_an_input_of_its_seed_only(tmp_path):
 
 def test_adversarial_case_without_a_python_game_validates_and_seeds():
     case = load(SKIRMISH)
-    assert case.type == "adversarial" and case.game is None
+    assert case.type == "adversarial" and case.section.game is None
     assert case.review_items[0].domain == "play"
     assert check_case(case) == []
     dests = {e.dest for e in plan_seed(case, case.variant())}
@@ -273,8 +273,8 @@ def test_check_reference_from_every_variant_resolves(tmp_path):
     """A view every variant declares (and none commonly) is a valid check baseline."""
     case = load(GLINT)
     assert all("title" in {r.view for r in case.references_for(v)} for v in case.variants)
-    assert "title" not in {r.view for r in case.references}
-    assert case.checks[1].reference == "title"
+    assert "title" not in {r.view for r in case.section.references}
+    assert case.section.checks[1].reference == "title"
 
 
 def test_the_whole_original_fixture_catalog_validates(tmp_path):

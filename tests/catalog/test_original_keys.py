@@ -64,8 +64,8 @@ def test_max_runtime_seconds_is_the_cap_as_max_runtime_hours_is():
 def test_the_originals_foray_manifest_loads_seeds_and_prompts_unchanged():
     case = load(FORAY)
     assert (case.slug, case.type, case.experimental, case.init) == ("foray", "adversarial", True, "cargo fetch")
-    assert case.game is None and case.sandbox is not None and case.sandbox.fuel_per_tick == 50_000_000
-    assert case.simulation is not None and case.simulation.max_ticks == 37_500
+    assert case.section.game is None and case.section.sandbox is not None and case.section.sandbox.fuel_per_tick == 50_000_000
+    assert case.section.simulation is not None and case.section.simulation.max_ticks == 37_500
     assert [d.id for d in case.domains] == ["play"] and len(case.review_items) == 6
     assert case.review_items[0].weight == 3 and case.review_items[0].text.startswith("The submission won")
     assert check_case(case) == []  # every variant's seed plan and prompt render

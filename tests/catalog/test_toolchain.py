@@ -29,15 +29,15 @@ def test_the_original_table_parses_in_run_order(tmp_path):
     case, problems, _, _ = _case(tmp_path, '[toolchain]\ntest = "npx vitest run"\ntypecheck = "npx tsc --noEmit"\n'
                                            'lint = "npx eslint ."\nformat = "npx prettier --check ."\n')
     assert problems == []
-    assert case.toolchain == Toolchain("npx tsc --noEmit", "npx eslint .", "npx prettier --check .", "npx vitest run")
-    assert [n for n, _ in case.toolchain.commands()] == ["typecheck", "lint", "format", "test"]
+    assert case.section.toolchain == Toolchain("npx tsc --noEmit", "npx eslint .", "npx prettier --check .", "npx vitest run")
+    assert [n for n, _ in case.section.toolchain.commands()] == ["typecheck", "lint", "format", "test"]
 
 
 def test_only_typecheck_is_required_and_no_table_means_no_toolchain(tmp_path):
     case, problems, _, _ = _case(tmp_path / "a", '[toolchain]\ntypecheck = "tsc"\n')
-    assert problems == [] and case.toolchain.commands() == (("typecheck", "tsc"),)
+    assert problems == [] and case.section.toolchain.commands() == (("typecheck", "tsc"),)
     case, problems, _, _ = _case(tmp_path / "b", "")
-    assert problems == [] and case.toolchain is None
+    assert problems == [] and case.section.toolchain is None
 
 
 @pytest.mark.parametrize("body,offset,key,message", [

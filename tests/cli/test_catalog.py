@@ -129,10 +129,15 @@ def test_seed_explicit_out_and_errors(tmp_path):
         assert fragment in res.stderr and "Traceback" not in res.stderr
 
 
-def test_a_missing_catalog_folder_is_named(tmp_path):
-    res = tcab("seed", "lights-out", catalog=tmp_path / "no-such-catalog", tmp=tmp_path)
-    assert res.returncode == 2 and "Traceback" not in res.stderr
-    assert "no-such-catalog: catalog folder not found" in res.stderr
+@pytest.mark.parametrize("args", [("seed", "lights-out"), ("prompt", "lights-out"), ("catalog",),
+                                  ("catalog", "--json"), ("catalog", "validate"), ("catalog", "validate", "--json")])
+def test_a_missing_catalog_folder_is_named(tmp_path, args):
+    """Every command exits 2 for a TCAB_CATALOG that is missing or not a folder."""
+    (tmp_path / "a-file").write_text("x")
+    for name in ("no-such-catalog", "a-file"):
+        res = tcab(*args, catalog=tmp_path / name, tmp=tmp_path)
+        assert res.returncode == 2 and "Traceback" not in res.stderr, (args, res.stdout, res.stderr)
+        assert f"{name}: catalog folder not found" in res.stderr, res.stderr
 
 
 def test_seed_with_a_broken_template_exits_2_and_leaves_nothing(tmp_path):

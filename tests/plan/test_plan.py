@@ -122,7 +122,7 @@ def test_names_the_catalog_does_not_know_name_the_plan_line(catalog, edit, messa
 
 def test_a_tournament_on_an_end_to_end_case_is_refused(catalog):
     text = PLAN.replace("    case: duel\n", "    case: mini\n")
-    with pytest.raises(PlanError, match="b.yaml:21: case: mini@v1.0.0 is not an adversarial case"):
+    with pytest.raises(PlanError, match="b.yaml:21: case: mini@v1.0.0 is a end-to-end case; matches need an adversarial one"):
         expand(parse_plan(text, "b.yaml"), catalog)
 
 

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from tcab.bounds import ENV
 from tcab.catalog import load_catalog
 from tcab.errors import PlanError
 from tcab.plan import PlanLimits, expand, load_plan, parse_plan
-from tcab.plan.limits import CEILING
 
+TOP = ENV["TCAB_PLAN_MAX_BYTES"].maximum
 CATALOG = Path(__file__).resolve().parents[1] / "tasks" / "fixtures" / "catalog"
 
 PLAN = "runs:\n  - cases:\n      - duel\n    harnesses:\n      - reference\n    repeats: {n}\n"
@@ -23,9 +24,9 @@ def test_defaults_and_overrides():
     assert (limits.max_repeats, limits.max_depth, limits.max_runs) == (5, 8, PlanLimits().max_runs)
 
 
-@pytest.mark.parametrize("raw", ["0", "-1", "1e3", "inf", "nan", "1.5", "lots", str(CEILING + 1), "9" * 5000])
+@pytest.mark.parametrize("raw", ["0", "-1", "1e3", "inf", "nan", "1.5", "lots", str(TOP + 1), "9" * 5000])
 def test_a_bad_override_names_the_variable(raw):
-    with pytest.raises(PlanError, match=rf"^TCAB_PLAN_MAX_BYTES: expected an integer from 1 to {CEILING}, got"):
+    with pytest.raises(PlanError, match=rf"^TCAB_PLAN_MAX_BYTES: expected an integer from 1 to {TOP}, got"):
         PlanLimits.from_env({"TCAB_PLAN_MAX_BYTES": raw})
 
 

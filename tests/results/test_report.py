@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tcab.catalog.typetable import report_columns
 from tcab.cli import cli
 from tcab.results import (
     MIGRATIONS,
@@ -97,7 +98,7 @@ def filled(db, db_path):
 def _report(path, **filters):
     conn = connect(path)
     try:
-        return build_report(conn, Filters(**filters), str(path))
+        return build_report(conn, Filters(**filters), str(path), type_columns=report_columns)
     finally:
         conn.close()
 

@@ -50,9 +50,9 @@ def _log(settings: Settings, line: str) -> None:
 def make_executors(root: Path) -> Executors:
     root = Path(root)
 
-    def image_digest(case_type, runtime):
-        path = root / "images" / case_type
-        return path.read_text().strip() if path.exists() else f"sha256:{case_type}-0"
+    def image_digest(kind, runtime):
+        path = root / "images" / kind
+        return path.read_text().strip() if path.exists() else f"sha256:{kind}-0"
 
     def harness(slug, settings):
         data = (settings.harnesses_dir / f"{slug}.toml").read_bytes()
@@ -108,7 +108,7 @@ def make_executors(root: Path) -> Executors:
 
     def build_baseline(case, name, settings):
         _log(settings, f"baseline {case.slug}/{name}")
-        src = case.path(f"{case.game.baselines}/{name}")
+        src = case.path(f"{case.section.game.baselines}/{name}")
         return _module(settings, f"baseline {tree_digest(src)}".encode())
 
     def tournament(req: TournamentRequest):

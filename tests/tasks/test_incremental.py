@@ -90,7 +90,7 @@ CHANGES = {
     # The end-to-end image: the runs of the end-to-end case and their validations only.
     "image digest": (
         lambda p: (p.path("images").mkdir(exist_ok=True),
-                   p.path("images/end-to-end").write_text("sha256:end-to-end-1")),
+                   p.path("images/base-wasm").write_text("sha256:base-wasm-1")),
         {"run:mini/v1.0.0/one/reference/1", "run:mini/v1.0.0/one/scripted/1",
          "run:mini/v1.0.0/two/reference/1", "run:mini/v1.0.0/two/scripted/1"} | MINI_VALIDATIONS | TAIL,
     ),

@@ -80,7 +80,7 @@ def _run(settings, run_id: str, tools: dict[str, str]):
 
 def _validate(settings, run, runtime, **kw):
     case = resolve_case(settings.catalog_dir, run.case_slug, run.case_version)
-    assert case.toolchain is not None
+    assert case.section.toolchain is not None
     return validate_run(settings, case, run, runtime=runtime, settle_s=0.3, toolchain=LIMITS, **kw)
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tcab.bounds import ENV
 from tcab.errors import RuntimeBackendError
 from tcab.runtime.setting import Setting
 
@@ -91,12 +92,14 @@ def parse_node_selector(text: str | Mapping[str, str]) -> dict[str, str]:
 
 
 def _positive(name: str, value) -> float:
+    bound = ENV[ENV_PREFIX + name.upper()]  # tcab.bounds: the one table of maxima
     try:
         number = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name}: expected a positive number, got {value!r}") from None
-    if not math.isfinite(number) or number <= 0:
-        raise ValueError(f"{name}: expected a finite positive number, got {value!r}")
+    if not math.isfinite(number) or number <= 0 or number > bound.maximum:
+        raise ValueError(f"{name} ({ENV_PREFIX}{name.upper()}): expected a finite positive number "
+                         f"of at most {bound.shown} seconds, got {value!r}")
     return number
 
 
