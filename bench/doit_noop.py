@@ -98,7 +98,7 @@ def null_executors():
         tournament=lambda req: {"standings": []},
         report=lambda s, out: (out.mkdir(parents=True, exist_ok=True), (out / "index.html").write_text("-")),
         verify_replays=lambda case, variant, paths: [],
-        validate=lambda case, outcome, s: ValidationOutcome("passed"),
+        validate=lambda case, outcome, s, runtime: ValidationOutcome("passed"),
     )
 
 

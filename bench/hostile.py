@@ -163,8 +163,10 @@ RUN_CHILD = textwrap.dedent("""
     from pathlib import Path
     from tcab.catalog import load_version
     from tcab.harnesses import load_harness_file
-    from tcab.runs import RunOptions, execute_run
+    from tcab.catalog import case_digest
+    from tcab.runs import RunOptions, SeededRepo, execute_run
     from tcab.runtime import get_runtime
+    from tcab.seeding import render_prompt
     from tcab.settings import Settings
 
     a = json.loads(sys.argv[1])
@@ -182,9 +184,12 @@ RUN_CHILD = textwrap.dedent("""
         def on_event(event):
             if event["kind"] == "message" and event["text"] == "started":
                 threading.Thread(target=lambda: [runtime.api.kill(c) for c in runtime.list_run_containers(a["id"])]).start()
+    import pygit2
+    seed = SeededRepo(Path(a["seed"]), str(pygit2.Repository(a["seed"]).head.target),
+                      render_prompt(case, case.variant(None)), case_digest(case))
     started = time.perf_counter()
     record = execute_run(settings, case, case.variant(None), harness,
-                         RunOptions(secrets=("TCAB_BENCH_TOKEN",), env=a["env"], seed_dir=Path(a["seed"]),
+                         RunOptions(secrets=("TCAB_BENCH_TOKEN",), env=a["env"], seed=seed,
                                     run_id=a["id"], on_event=on_event, **options))
     wall = time.perf_counter() - started
     refused = record.refused

@@ -112,6 +112,20 @@ def run_status_after(status: RunStatus | str, validation_status: str) -> RunStat
     return status
 
 
+def validated_run(status: RunStatus | str, validation_status: str, validation_detail: str,
+                  status_detail: str = "") -> tuple[RunStatus, str]:
+    """The run's status and detail once validated: the one owner of completed
+    <-> catastrophic, for both of its records (``run.json``, rewritten by the
+    validation, and the ``runs`` row, moved by ``record_validation``). A run
+    made catastrophic says which check failed; one made completed again
+    drops that detail; any other run keeps its detail."""
+    before = RunStatus(status)
+    after = run_status_after(before, validation_status)
+    if after is before:
+        return before, status_detail
+    return after, f"validation: {validation_detail or ''}" if after is RunStatus.CATASTROPHIC else ""
+
+
 class SeatOutcome(StrEnum):
     """How one seat ended a match. A forfeit (the controller broke a rule,
     ran out of fuel, trapped) is its own outcome, whatever the score said."""

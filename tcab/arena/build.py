@@ -14,9 +14,12 @@ Two paths, one record shape (``BuildRecord``, a row of ``builds``):
 
 Both lay the tree over the case's default workspace first (a baseline folder
 holds only what differs from the starter workspace; a run's tree is complete
-and simply wins), and both are cached by the digest of what was built:
-``build/builds/<source-key>.json`` records the source digest, and a second
-call with the same digest and the module present returns it unchanged.
+and simply wins), and both are cached by the module's key
+(:mod:`tcab.artifacts`, the key a sweep's ``build`` task holds too): a run's
+tree, the recipe and the adversarial image's digest; a baseline's folder,
+the workspace under it and the recipe. ``build/builds/<source>.json``
+records the key's digest, and a second call with the same key and the
+module present returns it unchanged.
 """
 
 from __future__ import annotations
@@ -33,8 +36,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tcab.arena.engine import MAX_MODULE_BYTES, sha256_hex
+from tcab.artifacts import (
+    baseline_module_key,
+    baseline_workspace,
+    key_digest,
+    run_module_key,
+    run_tree,
+)
 from tcab.atomic import write_cache_bytes
-from tcab.catalog import Build, CaseVersion, case_digest, tree_digest
+from tcab.catalog import Build, CaseVersion, case_digest
 from tcab.errors import ArenaError, RuntimeBackendError
 from tcab.reading import read_bytes
 from tcab.runs.record import RunRecord
@@ -43,10 +53,11 @@ from tcab.runtime import (
     ImageInfo,
     Runtime,
     build_in_container,
-    get_runtime,
     resolve_image,
 )
 from tcab.runtime.build import BUILD_LOG_TAIL, BUILD_TIMEOUT_S
+from tcab.runtime.choice import RuntimeChoice, open_runtime
+from tcab.runtime.choice import image_digest as digest_on
 from tcab.settings import Settings
 
 
@@ -76,15 +87,6 @@ class BuildRecord:
             "duration_s": round(self.duration_s, 3),
             "built_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         }
-
-
-def _tree_digest(*folders: Path | None, extra: str = "") -> str:
-    parts = [tree_digest(f) if f is not None and f.is_dir() else "-" for f in folders]
-    return sha256_hex(("\n".join(parts) + "\n" + extra).encode())
-
-
-def _recipe(build: Build) -> str:
-    return f"{build.install}\n{build.build}\n{build.module}"
 
 
 #: The largest build record read back from build/builds/ (one is under 8 KiB: the log tail is bounded).
@@ -168,10 +170,10 @@ def build_baseline(settings: Settings, case: CaseVersion, name: str) -> BuildRec
     """
     build = _case_build(case)
     source_dir = _baseline_dir(case, name)
-    workspace = case.workspace_for(case.variant(None))
+    workspace = baseline_workspace(case)
     ws = case.path(workspace) if workspace else None
     key = f"baseline-{case.slug}-{case.version}-{name}"
-    digest = _tree_digest(ws, source_dir, extra=_recipe(build))
+    digest = key_digest(baseline_module_key(case, name))
     found = _cached(settings, key, digest)
     if found is not None:
         return found
@@ -242,51 +244,62 @@ def _check_run(case: CaseVersion, run: RunRecord) -> None:
         raise ArenaError(f"{run.tree}: run {run.id} has no collected tree to build")
 
 
-def build_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runtime: str | Runtime = "docker",
-              timeout_s: float = BUILD_TIMEOUT_S) -> BuildRecord:
+def build_run(settings: Settings, case: CaseVersion, run: RunRecord, *,
+              runtime: str | RuntimeChoice | Runtime = "docker", timeout_s: float = BUILD_TIMEOUT_S,
+              image_digest: str | None = None) -> BuildRecord:
     """Build the controller of ``run`` (a run of ``case``) inside the adversarial image.
 
-    ``runtime`` is a backend name or a ``Runtime``. The outcome of the build
-    (ok, failed, timed_out, or infrastructure when the engine itself failed)
-    is data in the record. Raises ``ArenaError`` for a run of another case,
-    a case that is not adversarial or has no ``[build].module``, or a run
-    without a collected tree.
+    ``runtime`` is a backend name, a :class:`~tcab.runtime.choice.RuntimeChoice`
+    (a sweep's: the plan's) or a ``Runtime``. ``image_digest`` is the
+    adversarial image's digest when the caller already knows it (a sweep's
+    task key holds it); else it is asked of the runtime. The outcome of the
+    build (ok, failed, timed_out, or infrastructure when the engine itself
+    failed) is data in the record. Raises ``ArenaError`` for a run of
+    another case, a case that is not adversarial or has no
+    ``[build].module``, or a run without a collected tree.
     """
     _check_run(case, run)
     build = _case_build(case)
     limits = BuildLimits(timeout_s=timeout_s)
-    digest = _tree_digest(run.tree, extra=_recipe(build))
     key = f"run-{run.id}"
+    started = time.perf_counter()
+    try:
+        rt = open_runtime(runtime)
+        image = rt.ensure_image(resolve_image("adversarial"))
+        if image_digest is None:
+            image = image if image.digest else digest_on(rt, image.ref)
+            image_digest = image.digest
+    except RuntimeBackendError as exc:
+        return BuildRecord(run.id, case.slug, case.version, case_digest(case), "infrastructure", None, None, None,
+                           _tail(f"runtime: {exc}"), "", time.perf_counter() - started)
+    digest = key_digest(run_module_key(case, run_tree(run.artifact_digest, run.id), image_digest))
     found = _cached(settings, key, digest)
     if found is not None:
         return found
     started = time.perf_counter()
-    status, log, data, image = _container_build(runtime, run, build, limits)
+    status, log, data = _container_build(rt, image, run, build, limits)
     path, sha = _store_module(settings, data) if data is not None else (None, None)
     record = BuildRecord(run.id, case.slug, case.version, case_digest(case), status, path, sha,
                          None if data is None else len(data), log, digest, time.perf_counter() - started,
-                         image.ref if image else None, image.digest if image else None)
+                         image.ref, image_digest)
     if status == "ok":
         _save(settings, key, record)
     return record
 
 
-def _container_build(runtime: str | Runtime, run: RunRecord, build: Build,
-                     limits: BuildLimits) -> tuple[str, str, bytes | None, ImageInfo | None]:
-    """(status, log tail, module bytes when ok, image used) of the run's tree built in a container."""
-    image = None
+def _container_build(rt: Runtime, image: ImageInfo, run: RunRecord, build: Build,
+                     limits: BuildLimits) -> tuple[str, str, bytes | None]:
+    """(status, log tail, module bytes when ok) of the run's tree built in a container of ``image``."""
     try:
-        rt = get_runtime(runtime) if isinstance(runtime, str) else runtime
-        image = rt.ensure_image(resolve_image("adversarial"))
         steps = [("install", build.install), ("build", build.build)]
         with build_in_container(rt, image, run.tree, steps, name=f"build-{run.id}", limits=limits) as box:
             if box.failure is not None:
-                return ("timed_out" if box.failure.killed else "failed"), box.log, None, image
+                return ("timed_out" if box.failure.killed else "failed"), box.log, None
             data = box.read_file(build.module, MAX_MODULE_BYTES)
             if data is None:
                 box.note(f"[build].module {build.module} was not produced (or is not a regular file "
                          f"under {MAX_MODULE_BYTES} bytes)")
-                return "failed", box.log, None, image
-            return "ok", box.log, data, image
+                return "failed", box.log, None
+            return "ok", box.log, data
     except RuntimeBackendError as exc:
-        return "infrastructure", _tail(f"runtime: {exc}"), None, image
+        return "infrastructure", _tail(f"runtime: {exc}"), None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import signal
@@ -27,34 +28,33 @@ def _plain(text: str):
     return Text(readable(str(text)))
 
 
-def _kube_options(fn):
-    """``--k8s-*``: the kubernetes backend's settings (also TCAB_K8S_* variables)."""
-    for flag, help_text in reversed((
-        ("context", "Kubeconfig context (default: the current one; in a pod: in-cluster)."),
-        ("namespace", "Namespace of the run pods (default: tcab)."),
-        ("cpu", "CPU request and limit of a run pod, e.g. 2 or 1500m."),
-        ("memory", "Memory request and limit of a run pod, e.g. 4Gi."),
-        ("node-selector", "Node labels a run pod needs, key=value[,key=value]."),
-        ("image-pull-secret", "Secret the cluster pulls the run image with."),
-    )):
-        fn = click.option(f"--k8s-{flag}", f"k8s_{flag.replace('-', '_')}", metavar="VALUE",
-                          help=f"[--runtime kubernetes] {help_text}")(fn)
+def _kube_options(fn, names: tuple[str, ...] | None = None):
+    """``--k8s-*``: the kubernetes backend's settings (also TCAB_K8S_* variables),
+    derived from their one definition (tcab.runtime.choice.SETTINGS)."""
+    from tcab.runtime.choice import backend_settings
+
+    for setting in reversed(backend_settings("kubernetes")):
+        if names is not None and setting.name not in names:
+            continue
+        fn = click.option(setting.flag, f"k8s_{setting.name}", metavar="VALUE",
+                          help=f"[--runtime kubernetes] {setting.help}")(fn)
     return fn
 
 
-def _runtime_for(runtime_name: str, kube: dict, max_runtime_s: float | None = None):
-    """The backend name for docker; for kubernetes the constructed backend
-    (its settings checked and the API server reached before any run starts)."""
-    given = {k.removeprefix("k8s_"): v for k, v in kube.items() if v is not None}
-    if runtime_name != "kubernetes":
-        if given:
-            raise click.UsageError(f"--k8s-{next(iter(given)).replace('_', '-')} needs --runtime kubernetes")
-        return runtime_name
-    from tcab.runtime import get_runtime
+def _runtime_for(runtime_name: str, kube: dict):
+    """The runtime choice of the command line: the backend and its ``--k8s-*``
+    settings, checked before any container exists."""
+    from tcab.runtime.choice import BY_NAME, RuntimeChoice
 
-    if max_runtime_s is not None:
-        given["max_runtime_s"] = max_runtime_s  # the pod's activeDeadlineSeconds leak guard
-    return get_runtime("kubernetes", **given)
+    given = {k.removeprefix("k8s_"): v for k, v in kube.items() if v is not None}
+    if runtime_name != "kubernetes" and given:
+        raise click.UsageError(f"{BY_NAME[next(iter(given))].flag} needs --runtime kubernetes")
+    try:
+        return RuntimeChoice.from_values(runtime_name, given)
+    except ValueError as exc:
+        name = str(exc).split(":", 1)[0]
+        hint = BY_NAME[name].flag if name in BY_NAME else "--runtime"
+        raise click.BadParameter(str(exc), param_hint=f"'{hint}'") from None
 
 
 def _printer(console):
@@ -171,7 +171,8 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
     chosen = resolved.variant(variant)
     harness = load_harness(settings.harnesses_dir, harness_slug)
     check_results_db(settings.results_db)  # before the container starts, not after the run
-    runtime = _runtime_for(runtime_name, kube, max_runtime_s or resolved.max_runtime_s)
+    # Checked here; opened by the run, which owns its max runtime (the pod's leak guard too).
+    runtime = _runtime_for(runtime_name, kube)
     console = Console(stderr=as_json)
     cancel = threading.Event()
 
@@ -211,8 +212,7 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
 @click.option("--run-id", metavar="ID", help="Only the container of this run.")
 @click.option("--runtime", "runtime_name", default="docker", show_default=True, metavar="NAME")
 @click.option("--json", "as_json", is_flag=True, help="Print the removed container ids as JSON.")
-@click.option("--k8s-context", "k8s_context", metavar="VALUE", help="[--runtime kubernetes] Kubeconfig context.")
-@click.option("--k8s-namespace", "k8s_namespace", metavar="VALUE", help="[--runtime kubernetes] Namespace (default: tcab).")
+@functools.partial(_kube_options, names=("context", "namespace"))
 def cleanup(run_id: str | None, runtime_name: str, as_json: bool, **kube) -> None:
     """Remove the containers that runs left behind (every container carrying
     the org.tcab.run-id label, or only RUN-ID's). Safe while no run is going.
@@ -224,10 +224,8 @@ def cleanup(run_id: str | None, runtime_name: str, as_json: bool, **kube) -> Non
       tcab cleanup --runtime kubernetes --k8s-namespace tcab   (deletes the run pods)
     """
     from tcab.runs import cleanup_containers
-    from tcab.runtime import get_runtime
 
-    runtime = _runtime_for(runtime_name, kube)
-    removed = cleanup_containers(get_runtime(runtime) if isinstance(runtime, str) else runtime, run_id)
+    removed = cleanup_containers(_runtime_for(runtime_name, kube).open(), run_id)
     if as_json:
         click.echo(json.dumps({"removed": removed}))
     else:

@@ -54,7 +54,7 @@ def baselines_of(case) -> list[str]:
 
 def _runs(plan: Plan, catalog, known_harnesses: Iterable[str] | None, max_runs: int) -> list[RunSpec]:
     known = set(known_harnesses) if known_harnesses is not None else None
-    runtime = digest_of({"backend": plan.runtime.backend, "settings": plan.runtime.as_dict()})
+    runtime = digest_of({"backend": plan.runtime.backend, "settings": plan.runtime.settings()})
     seen: dict[str, RunSpec] = {}
     for matrix in plan.matrices:
         for h in matrix.harnesses:

@@ -10,35 +10,20 @@ entry depends on, so editing one entry of a plan re-does that entry only.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from tcab.artifacts import digest_of
+from tcab.runtime.choice import RuntimeChoice
+
+__all__ = ["digest_of"]  # re-exported: tcab.plan.digest_of
 
 ALL = "all"
-
-
-def digest_of(value: Any) -> str:
-    """SHA-256 hex of a JSON value in canonical form (sorted keys, no spaces)."""
-    data = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
 def model_label(model: str | None) -> str:
     """A model name as it appears in task names and paths ('/' would nest folders)."""
     return "" if model is None else model.replace("/", "~")
-
-
-@dataclass(frozen=True, slots=True)
-class RuntimeSpec:
-    """Which runtime backend runs the containers, and its settings (strings)."""
-
-    backend: str = "docker"
-    settings: tuple[tuple[str, str], ...] = ()
-
-    def as_dict(self) -> dict[str, str]:
-        return dict(self.settings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +85,7 @@ class Plan:
 
     path: Path
     name: str
-    runtime: RuntimeSpec
+    runtime: RuntimeChoice  # the one runtime of every step (tcab.runtime.choice)
     parallelism: int
     matrices: tuple[RunMatrix, ...]
     tournaments: tuple[TournamentPlan, ...]

@@ -16,7 +16,7 @@ import strictyaml as sy
 from strictyaml.ruamel import events as yaml_events
 from strictyaml.ruamel import main as yaml_main
 
-from tcab.errors import PlanError, RuntimeSettingsError
+from tcab.errors import PlanError
 from tcab.plan.limits import MAX_DIGITS, MAX_SEED, PlanLimits
 from tcab.plan.model import (
     ALL,
@@ -25,10 +25,10 @@ from tcab.plan.model import (
     Plan,
     RunMatrix,
     RunSource,
-    RuntimeSpec,
     TournamentPlan,
 )
 from tcab.reading import open_regular
+from tcab.runtime.choice import BACKENDS, SETTINGS, RuntimeChoice, check_setting
 
 
 class _Int(sy.Int):
@@ -47,6 +47,8 @@ class _Int(sy.Int):
 
 
 _NAMES = sy.Seq(sy.Str()) | sy.CommaSeparated(sy.Str())
+#: How a runtime setting of each kind (tcab.runtime.choice.Setting.kind) is written.
+_KINDS = {"text": sy.Str(), "seconds": _Int(), "names": sy.CommaSeparated(sy.Str())}
 
 CASE = sy.Map({"case": sy.Str(), sy.Optional("versions"): _NAMES, sy.Optional("variants"): _NAMES}) | sy.Str()
 HARNESS = sy.Map({"harness": sy.Str(), sy.Optional("models"): _NAMES}) | sy.Str()
@@ -77,24 +79,8 @@ SCHEMA = sy.Map(
         sy.Optional("runtime"): sy.Map(
             {
                 sy.Optional("backend", default="docker"): sy.Str(),
-                sy.Optional("settings"): sy.Map(
-                    {
-                        # The runtime client's engine socket (default: DOCKER_HOST).
-                        sy.Optional("base_url"): sy.Str(),
-                        # Run limits; max_runtime_s defaults to the case's max_runtime_hours.
-                        sy.Optional("idle_timeout_s"): _Int(),
-                        sy.Optional("max_runtime_s"): _Int(),
-                        # Host environment variables passed into sessions as secrets.
-                        sy.Optional("secrets"): sy.CommaSeparated(sy.Str()),
-                        # backend: kubernetes only (docs/kubernetes.md).
-                        sy.Optional("context"): sy.Str(),
-                        sy.Optional("namespace"): sy.Str(),
-                        sy.Optional("cpu"): sy.Str(),
-                        sy.Optional("memory"): sy.Str(),
-                        sy.Optional("node_selector"): sy.Str(),
-                        sy.Optional("image_pull_secret"): sy.Str(),
-                    }
-                ),
+                # Every setting of every backend (tcab.runtime.choice.SETTINGS, docs/sweeps.md).
+                sy.Optional("settings"): sy.Map({sy.Optional(s.name): _KINDS[s.kind] for s in SETTINGS}),
             }
         ),
         sy.Optional("parallelism", default=1): _Int(),
@@ -215,51 +201,21 @@ def _tournament(path: Path, node: sy.YAML, limits: PlanLimits) -> TournamentPlan
     )
 
 
-#: The run limits' ceiling in seconds (about three years): strictyaml reads
-#: integers of any length, and float() turns a 400-digit one into infinity,
-#: which would switch the watchdog off.
-MAX_LIMIT_S = 10**8
-
-
-# Settings that only one backend understands; the others are for every backend.
-_BACKEND_SETTINGS = {
-    "docker": ("base_url",),
-    "kubernetes": ("context", "namespace", "cpu", "memory", "node_selector", "image_pull_secret"),
-}
-
-
-def _check_backend_setting(path: Path, backend: str, node: sy.YAML, key: str) -> None:
-    """A setting of another backend, or a kubernetes value Kubernetes would refuse."""
-    owner = next((b for b, keys in _BACKEND_SETTINGS.items() if key in keys), None)
-    if owner is not None and owner != backend:
-        raise _fail(path, node[key], key, f"is a setting of the {owner} backend, not of {backend}")
-    if owner != "kubernetes":
-        return
-    # In the function: the kubernetes settings module takes ~0.2 s to import,
-    # paid only by a plan that names a kubernetes setting.
-    from tcab.runtime.kubernetes.config import KubeSettings
-
-    try:
-        KubeSettings.from_options({key: str(node[key].data)}, env={})
-    except RuntimeSettingsError as exc:
-        detail = str(exc).removeprefix("kubernetes runtime: ").removeprefix(f"{key}: ")
-        raise _fail(path, node[key], key, detail) from None
-
-
-def _settings(path: Path, node: sy.YAML | None, backend: str = "docker") -> tuple[tuple[str, str], ...]:
-    if node is None:
-        return ()
-    out = []
-    for key, value in node.data.items():
-        _check_backend_setting(path, backend, node, key)
-        if isinstance(value, int) and value < 1:
-            raise _fail(path, node[key], key, f"expected a positive integer, got {value}")
-        if key in ("idle_timeout_s", "max_runtime_s") and value > MAX_LIMIT_S:
-            raise _fail(path, node[key], key, f"expected a positive integer of at most {MAX_LIMIT_S} "
-                        "seconds, got a larger one")
-        text = ",".join(v.strip() for v in value) if isinstance(value, list) else str(value)
-        out.append((key, text))
-    return tuple(sorted(out))
+def _runtime(path: Path, runtime: sy.YAML | None) -> RuntimeChoice:
+    """The plan's runtime choice; a wrong backend or setting names its line."""
+    if runtime is None:
+        return RuntimeChoice()
+    backend = runtime["backend"].data
+    if backend not in BACKENDS:
+        raise _fail(path, runtime["backend"], "backend", f"expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    node = _opt(runtime, "settings")
+    values = {}
+    for key, value in ({} if node is None else node.data).items():
+        try:
+            values[key] = check_setting(backend, key, value)
+        except ValueError as exc:
+            raise _fail(path, node[key], key, str(exc)) from None
+    return RuntimeChoice.from_values(backend, values)
 
 
 def _nesting(path: Path, text: str, limits: PlanLimits) -> None:
@@ -313,11 +269,7 @@ def parse_plan(text: str, path: Path | str, limits: PlanLimits | None = None) ->
 
 def _plan(path: Path, doc: sy.YAML, limits: PlanLimits) -> Plan:
     """The validated document as typed data, with the checks the schema cannot say."""
-    runtime = _opt(doc, "runtime")
-    settings = _opt(runtime, "settings") if runtime is not None else None
-    backend = runtime["backend"].data if runtime is not None else "docker"
-    if backend not in _BACKEND_SETTINGS:
-        raise _fail(path, runtime["backend"], "backend", f"expected one of {', '.join(_BACKEND_SETTINGS)}, got {backend!r}")
+    runtime = _runtime(path, _opt(doc, "runtime"))
     tournaments = _items(doc, "tournaments")
     names = [t["name"].data for t in tournaments]
     for t in tournaments:
@@ -326,7 +278,7 @@ def _plan(path: Path, doc: sy.YAML, limits: PlanLimits) -> Plan:
     return Plan(
         path=path,
         name=doc["name"].data,
-        runtime=RuntimeSpec(backend=backend, settings=_settings(path, settings, backend)),
+        runtime=runtime,
         parallelism=_within(path, doc["parallelism"], "parallelism", 1, limits.max_parallelism),
         matrices=tuple(_matrix(path, m, limits) for m in _items(doc, "runs")),
         tournaments=tuple(_tournament(path, t, limits) for t in tournaments),

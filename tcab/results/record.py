@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tcab.errors import ResultsError
-from tcab.outcomes import RunStatus, run_status_after
+from tcab.outcomes import validated_run
 from tcab.results.schema import (
     PROOF_STATUSES,
     RUN_STATUSES,
@@ -80,7 +80,7 @@ def record_validation(db: sqlite_utils.Database, validation: Mapping[str, Any]) 
     """Insert or replace the validation of run ``validation["run_id"]``.
 
     In the same transaction the run's row moves between ``completed`` and
-    ``catastrophic`` as :func:`tcab.outcomes.run_status_after` says (the page
+    ``catastrophic`` as :func:`tcab.outcomes.validated_run` says (the page
     never loaded / loads again), as ``run.json`` did.
     ``checks`` and ``screenshots`` may be lists (stored as JSON).
     ``toolchain`` (optional) lists its ``[toolchain]`` results
@@ -110,10 +110,8 @@ def record_validation(db: sqlite_utils.Database, validation: Mapping[str, Any]) 
                 _upsert(db, "proofs", proof_row)
         found = db.execute("SELECT status FROM runs WHERE id = ?", [row["run_id"]]).fetchone()
         if found is not None and found[0] in RUN_STATUSES:
-            before = RunStatus(found[0])
-            after = run_status_after(before, row["status"])
-            if after is not before:
-                detail = f"validation: {row['detail'] or ''}" if after is RunStatus.CATASTROPHIC else ""
+            after, detail = validated_run(found[0], row["status"], row["detail"])
+            if after != found[0]:
                 db.execute("UPDATE runs SET status = ?, status_detail = ? WHERE id = ?",
                            [str(after), detail, row["run_id"]])
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcab.atomic import write_text
-from tcab.catalog import CaseVersion, Variant, case_digest
+from tcab.catalog import CaseVersion, Variant
 from tcab.errors import HarnessError
 from tcab.harnesses import Harness, make_adapter
 from tcab.naming import new_run_id
@@ -36,9 +36,10 @@ from tcab.runs.log import DEFAULT_MAX_LOG_BYTES, EventSink, RunLog, readable
 from tcab.runs.record import INTERNAL_ERROR_FILE, RunRecord
 from tcab.runs.secrets import Redactor
 from tcab.runs.session import Outcome, RunState
-from tcab.runtime import CollectLimits, Runtime, get_runtime, resolve_image
+from tcab.runtime import CollectLimits, Runtime, resolve_image
 from tcab.runtime.base import check_limit
-from tcab.seeding.cache import seed_from_cache
+from tcab.runtime.choice import RuntimeChoice, open_runtime
+from tcab.seeding.cache import seed_from_cache, store_dir
 from tcab.settings import Settings
 
 DEFAULT_IDLE_TIMEOUT_S = 30 * 60.0
@@ -48,13 +49,16 @@ DEFAULT_IDLE_TIMEOUT_S = 30 * 60.0
 class RunOptions:
     """Everything about a run that is not the case, variant or harness.
 
-    ``max_runtime_s`` defaults to the case's ``max_runtime_hours``.
+    ``max_runtime_s`` defaults to the case's ``max_runtime_hours``
+    (:func:`max_runtime_s`, the one place that decides it).
     ``secrets`` are host variable names passed into the session (on top of
     the harness's own); their values come from ``env`` (default: the process
-    environment). ``runtime`` is a backend name or a Runtime instance.
-    ``seed_dir`` reuses an already seeded repository (a doit target) instead
-    of seeding a fresh one, and ``prompt`` an already rendered prompt (both
-    doit targets). ``cancel`` stops the run as ``canceled``.
+    environment). ``runtime`` is a backend name, the
+    :class:`~tcab.runtime.choice.RuntimeChoice` of the command line or the
+    plan (opened here, bounded by the run's max runtime) or an open Runtime.
+    ``seed`` is an already seeded repository with what its record holds (a
+    sweep's seed task: nothing is read back from git or hashed again) instead
+    of a seed made for this run. ``cancel`` stops the run as ``canceled``.
     ``max_log_bytes`` caps raw.jsonl and events.jsonl each (the rest of the
     output is counted and dropped, with a marker line).
 
@@ -65,7 +69,7 @@ class RunOptions:
     model: str | None = None
     max_runtime_s: float | None = None
     idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S
-    runtime: str | Runtime = "docker"
+    runtime: str | RuntimeChoice | Runtime = "docker"
     secrets: tuple[str, ...] = ()
     env: Mapping[str, str] | None = None
     out_dir: Path | None = None
@@ -73,8 +77,7 @@ class RunOptions:
     preview: bool = False
     record_db: bool = True
     run_id: str | None = None
-    seed_dir: Path | None = None
-    prompt: str | None = None
+    seed: SeededRepo | None = None
     plan_digest: str | None = None
     on_event: EventSink | None = None
     cancel: threading.Event | None = None
@@ -84,6 +87,23 @@ class RunOptions:
         check_limit("RunOptions", "max_runtime_s", self.max_runtime_s)
         check_limit("RunOptions", "idle_timeout_s", self.idle_timeout_s, optional=False)
         check_limit("RunOptions", "max_log_bytes", self.max_log_bytes, optional=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SeededRepo:
+    """A seeded repository made before the run, with what its record holds."""
+
+    dir: Path
+    commit: str
+    prompt: str
+    case_digest: str  # of the case folder it was seeded from
+
+
+def max_runtime_s(case: CaseVersion, options: RunOptions) -> float:
+    """The run's wall-clock cap: the one given (``--max-runtime``, the plan's
+    ``max_runtime_s``), else the case's ``max_runtime_hours``. The session's
+    deadline and a kubernetes pod's leak guard both come from here."""
+    return options.max_runtime_s or case.max_runtime_s
 
 
 def _secret_values(harness: Harness, options: RunOptions) -> dict[str, str]:
@@ -125,7 +145,8 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
     options = options or RunOptions()
     secret_values = _secret_values(harness, options)
     solutions = _solution_dirs(case, variant, harness)
-    runtime = get_runtime(options.runtime) if isinstance(options.runtime, str) else options.runtime
+    cap = max_runtime_s(case, options)
+    runtime = open_runtime(options.runtime, max_runtime_s=cap)
     run_id = options.run_id or new_run_id(case.slug, variant.slug, harness.slug)
     run_dir = Path(options.out_dir or settings.runs_dir) / run_id
     seed_started = time.time()
@@ -135,7 +156,7 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
         run_id=run_id, run_dir=run_dir, runtime=runtime, harness=harness, options=options,
         image_ref=resolve_image(case.test_type.run_image), seed_dir=seed.dir, solutions=solutions,
         prompt=seed.prompt, init=case.init, secrets=secret_values,
-        max_runtime_s=options.max_runtime_s or case.max_runtime_s, seed_started=seed_started,
+        max_runtime_s=cap, seed_started=seed_started,
         environment_cache=settings.build_dir / ENVIRONMENTS,
     )
     try:
@@ -169,23 +190,14 @@ class _Seed:
 
 
 def _seed(settings: Settings, case: CaseVersion, variant: Variant, options: RunOptions, run_id: str) -> _Seed:
-    """The seeded repository and prompt: made from the seed cache, or the
-    ones a doit sweep already built (``options.seed_dir``, ``options.prompt``)."""
-    if options.seed_dir is None:
-        seed_dir = Path(settings.tmp_dir) / "run-seeds" / run_id
-        seed = seed_from_cache(settings.build_dir / "seed-cache", case, variant, seed_dir)
-        return _Seed(seed_dir, seed.commit, seed.prompt, seed.case_digest, own=True)
-    import pygit2  # slow import (libgit2): only a sweep's run reads a seed it did not make
-
-    seed_dir = Path(options.seed_dir)
-    commit = str(pygit2.Repository(str(seed_dir)).head.target)
-    digest = case_digest(case)
-    if options.prompt is not None:
-        return _Seed(seed_dir, commit, options.prompt, digest, own=False)
-    # Slow import (pygit2, the template renderer), rarely needed.
-    from tcab.seeding import render_prompt
-
-    return _Seed(seed_dir, commit, render_prompt(case, variant), digest, own=False)
+    """The seeded repository and prompt: the one a sweep's seed task made and
+    recorded (``options.seed``, taken as it is), or a copy from the seed store."""
+    if options.seed is not None:
+        given = options.seed
+        return _Seed(Path(given.dir), given.commit, given.prompt, given.case_digest, own=False)
+    seed_dir = Path(settings.tmp_dir) / "run-seeds" / run_id
+    seed = seed_from_cache(store_dir(settings.build_dir), case, variant, seed_dir)
+    return _Seed(seed_dir, seed.commit, seed.prompt, seed.case_digest, own=True)
 
 
 def _run_record(state: RunState, case: CaseVersion, variant: Variant, seed: _Seed,

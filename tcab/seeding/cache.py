@@ -3,8 +3,10 @@
 A seed and its prompt are pure functions of the case version's files and the
 variant (the commit id is the same on any machine), so the first seed of a
 variant stores both under ``build/seed-cache/<layout>/<case digest>/<variant>/``
-and later ones (``tcab seed``, ``tcab run``) copy the stored repository instead
-of rendering templates again. That also spares them importing the template
+(the key: :func:`tcab.artifacts.seed_key`) and later ones (``tcab seed``,
+``tcab run``) copy the stored repository instead of rendering templates
+again. It is the one store of seeds: a sweep's ``seed`` task stores there
+too and its runs read the entry's repository in place (:func:`stored_seed`). That also spares them importing the template
 engine and pygit2. The layout folder carries tcab's version, so a release
 that renders differently never reuses an old entry.
 """
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tcab import __version__, atomic
+from tcab.artifacts import seed_key
 from tcab.catalog.digest import case_digest
 from tcab.errors import SeedError
 
@@ -27,6 +30,11 @@ if TYPE_CHECKING:
 
 # Bump when an entry's files change, so older entries are not read.
 LAYOUT = f"tcab-{__version__}-2"
+
+
+def store_dir(build_dir: Path) -> Path:
+    """The seed store of a project: ``<build>/seed-cache/``."""
+    return Path(build_dir) / "seed-cache"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,16 +51,15 @@ class CachedSeed:
 
 
 def entry_path(cache_dir: Path, digest: str, variant_slug: str, has_mockups: bool) -> Path:
-    """The folder that holds (or will hold) the seed of a variant of the case
-    folder with this digest. A variant with HTML mockups seeds their
-    screenshots, so its entry also names the browser and fonts that render
-    them (as the mockup cache's key does)."""
-    name = variant_slug
+    """The folder that holds (or will hold) the seed of a variant of the
+    case folder with this digest: its key is :func:`tcab.artifacts.seed_key`."""
+    renderer = None
     if has_mockups:
+        # In the function: the fingerprint asks the browser; only a variant with mockups pays for it.
         from tcab.browser.renderer import renderer_fingerprint
 
-        name = f"{name}@{renderer_fingerprint()[:16]}"
-    return Path(cache_dir) / LAYOUT / digest / name
+        renderer = renderer_fingerprint()
+    return Path(cache_dir) / LAYOUT / seed_key(digest, variant_slug, renderer)
 
 
 def cache_entry(cache_dir: Path, case: CaseVersion, variant: Variant, digest: str | None = None) -> Path:
@@ -106,11 +113,36 @@ def seed_from_cache(cache_dir: Path, case: CaseVersion, variant: Variant, dest: 
     dest = Path(dest)
     if not replace and dest.exists():
         raise _taken(dest)  # before seeding anything
-    digest = case_digest(case)  # read once: the entry's key and the caller's record
+    entry, digest = _ensure(cache_dir, case, variant, mockup_timeout_s)
+    return copy_entry(entry, dest, digest, replace=replace)
+
+
+def _ensure(cache_dir: Path, case: CaseVersion, variant: Variant,
+            mockup_timeout_s: float | None) -> tuple[Path, str]:
+    """The complete entry of this variant (seeded and stored first when
+    missing) and the case folder's digest (read once: the entry's key and
+    the caller's record)."""
+    digest = case_digest(case)
     entry = cache_entry(cache_dir, case, variant, digest)
     if not is_complete(entry):
         _store(entry, cache_dir, case, variant, mockup_timeout_s)
-    return copy_entry(entry, dest, digest, replace=replace)
+    return entry, digest
+
+
+def stored_seed(cache_dir: Path, case: CaseVersion, variant: Variant, *,
+                mockup_timeout_s: float | None = None) -> CachedSeed:
+    """This variant's seed in the store itself (``path``: the entry's
+    repository, to be read, never written), seeding and storing it first when
+    the store has none: a sweep's seed task (build/seed-cache/ is the one
+    store of sweeps and commands). Raises as :func:`seed_from_cache`."""
+    from tcab.seeding.readback import EntryDamaged, read_entry
+
+    entry, digest = _ensure(cache_dir, case, variant, mockup_timeout_s)
+    try:
+        stored = read_entry(entry)  # checked as strictly as copy_entry checks it
+    except EntryDamaged as exc:
+        raise SeedError(f"seed cache entry is damaged: {exc}") from None
+    return CachedSeed(entry / "repo", stored.commit, stored.prompt, stored.files, digest)
 
 
 def _taken(dest: Path) -> SeedError:

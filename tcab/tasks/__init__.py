@@ -68,7 +68,7 @@ class SweepTasks:
         }
 
     def task_seed(self) -> Iterator[dict]:
-        """Seeded repositories, one per case/version/variant (build/seeds/)."""
+        """Seeded repositories, one per case/version/variant (in the seed store, build/seed-cache/)."""
         return task_seed(self.ctx)
 
     def task_prompt(self) -> Iterator[dict]:

@@ -20,11 +20,13 @@ from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
+from tcab.artifacts import baseline_module_key, run_module_key, run_tree
+from tcab.catalog import tree_digest
 from tcab.plan import Participant, RunSpec, TournamentSpec
 from tcab.tasks.after import AfterRunTask
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import BuildOutcome, RunOutcome, TournamentEntrant, TournamentRequest
-from tcab.tasks.inputs import baseline_inputs, build_recipe, game_inputs
+from tcab.tasks.inputs import game_inputs
 from tcab.tasks.keys import current_target, write_target
 from tcab.tasks.layout import baseline_build_name
 
@@ -47,13 +49,11 @@ def _write_build(ctx: SweepContext, record: Path, inputs: dict, out: BuildOutcom
 # ---- builds from runs
 
 def run_build_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
+    """The module's key (tcab.artifacts.run_module_key): the one the build cache uses too."""
     run = _record_doc(ctx, ctx.layout.run_record(spec), f"run {spec.name}")
     case = ctx.lookups.case(spec.case, spec.version)
-    return {
-        "tree": run.get("artifact_digest") or run["run_id"],
-        "recipe": build_recipe(case),
-        "image": ctx.lookups.image_digest(case.test_type.build_image),
-    }
+    return run_module_key(case, run_tree(run.get("artifact_digest"), run["run_id"]),
+                          ctx.lookups.image_digest(case.test_type.build_image))
 
 
 def do_run_build(ctx: SweepContext, spec: RunSpec) -> bool:
@@ -63,14 +63,18 @@ def do_run_build(ctx: SweepContext, spec: RunSpec) -> bool:
         return True
     run = _record_doc(ctx, ctx.layout.run_record(spec), f"run {spec.name}")
     outcome = RunOutcome(run["run_id"], run["status"], ctx.settings.root / run["run_dir"], run.get("artifact_digest"))
-    return _write_build(ctx, record, inputs, ctx.executors.build_run(ctx.lookups.case(spec.case, spec.version), outcome, ctx.settings))
+    built = ctx.executors.build_run(ctx.lookups.case(spec.case, spec.version), outcome, ctx.settings,
+                                    ctx.sweep.plan.runtime, inputs["image"])
+    return _write_build(ctx, record, inputs, built)
 
 
 # ---- builds of baselines
 
 def baseline_build_inputs(ctx: SweepContext, slug: str, version: str, name: str) -> dict[str, str]:
+    """The module's key (tcab.artifacts.baseline_module_key): its folder, the
+    workspace the build lays under it, the recipe; the build cache's key too."""
     case = ctx.lookups.case(slug, version)
-    return {"source": baseline_inputs(case, name, ctx.cache), "recipe": build_recipe(case)}
+    return baseline_module_key(case, name, lambda path: ctx.cache.tree(path, tree_digest))
 
 
 def do_baseline_build(ctx: SweepContext, slug: str, version: str, name: str) -> bool:

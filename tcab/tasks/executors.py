@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tcab.plan import RunSpec, RuntimeSpec, TournamentSpec
+from tcab.plan import RunSpec, TournamentSpec
+from tcab.runtime.choice import RuntimeChoice
 from tcab.settings import Settings
 
 
@@ -28,13 +29,17 @@ class HarnessInfo:
 
 @dataclass(frozen=True, slots=True)
 class RunRequest:
-    """One run to perform: the seeded repository and prompt are already built."""
+    """One run to perform: the seeded repository and prompt are already built,
+    and what their records hold is handed down (nothing is read back from git
+    or hashed again)."""
 
     spec: RunSpec
     case: Any  # tcab.catalog.CaseVersion
     seed_dir: Path
     prompt: str
-    runtime: RuntimeSpec
+    seed_commit: str  # the seed record's commit
+    case_digest: str  # the case folder's digest the seed was made from
+    runtime: RuntimeChoice  # the plan's: runs, builds and validations alike
     settings: Settings
     run_id: str  # chosen by the task before the run starts, so a resume can find it
 
@@ -93,14 +98,15 @@ class Executors:
     """The functions the sweep calls. Each raises TcabError for bad input or
     infrastructure failure; outcomes (a failed build, a forfeit) are data."""
 
-    image_digest: Callable[[str, RuntimeSpec], str]  # run image kind (TestType.run_image) -> digest
+    image_digest: Callable[[str, RuntimeChoice], str]  # run image kind (TestType.run_image) -> digest
     harness: Callable[[str, Settings], HarnessInfo]  # harness slug -> its digest
     run: Callable[[RunRequest], RunOutcome]
-    build_run: Callable[[Any, RunOutcome, Settings], BuildOutcome]
+    # (case, the run, settings, the plan's runtime, the adversarial image digest the key holds)
+    build_run: Callable[[Any, RunOutcome, Settings, RuntimeChoice, str], BuildOutcome]
     build_baseline: Callable[[Any, str, Settings], BuildOutcome]
     tournament: Callable[[TournamentRequest], dict[str, Any]]  # -> {"standings": [...], ...}
     report: Callable[[Settings, Path], None]  # results.db -> static report in the folder
     # (case, variant slug, replay files) -> one verdict per file: {"replay", "ok", "problems"}
     verify_replays: Callable[[Any, str, list[Path]], list[dict[str, Any]]]
-    # (case, the run, settings) -> its validation, recorded in results.db
-    validate: Callable[[Any, RunOutcome, Settings], ValidationOutcome]
+    # (case, the run, settings, the plan's runtime) -> its validation, recorded in results.db
+    validate: Callable[[Any, RunOutcome, Settings, RuntimeChoice], ValidationOutcome]

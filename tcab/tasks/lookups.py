@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from tcab.catalog import CaseVersion, Catalog
-from tcab.plan import RuntimeSpec
+from tcab.runtime.choice import RuntimeChoice
 from tcab.settings import Settings
 from tcab.tasks.executors import Executors, HarnessInfo
 
@@ -24,7 +24,7 @@ class Lookups:
 
     __slots__ = ("_catalog", "_executors", "_runtime", "_settings", "_cases", "_images", "_harnesses", "_derived")
 
-    def __init__(self, catalog: Catalog, executors: Executors, runtime: RuntimeSpec, settings: Settings) -> None:
+    def __init__(self, catalog: Catalog, executors: Executors, runtime: RuntimeChoice, settings: Settings) -> None:
         self._catalog = catalog
         self._executors = executors
         self._runtime = runtime

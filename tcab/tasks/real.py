@@ -2,9 +2,10 @@
 builds and tournaments through the arena, the report through the results part.
 
 Each function imports its part on first use, so ``doit list`` does not pay
-for docker-py or wasmtime, and each opens its own runtime client and
-database connection: doit's worker processes are forked, and a client or
-connection must never cross a fork.
+for docker-py or wasmtime, and each opens its own runtime client (from the
+plan's one :class:`~tcab.runtime.choice.RuntimeChoice`: runs, builds and
+validations alike) and database connection: doit's worker processes are
+forked, and a client or connection must never cross a fork.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from tcab.errors import ReplayError
 from tcab.naming import tournament_id
-from tcab.plan import RuntimeSpec
+from tcab.runtime.choice import RuntimeChoice
 from tcab.settings import Settings
 from tcab.tasks.executors import (
     BuildOutcome,
@@ -28,38 +29,14 @@ from tcab.tasks.executors import (
     ValidationOutcome,
 )
 
-# Plan runtime settings that configure the runtime client; the others go to the run.
-CLIENT_SETTINGS = ("base_url", "context", "namespace", "cpu", "memory", "node_selector", "image_pull_secret")
 
-
-def _runtime(spec: RuntimeSpec, max_runtime_s: float | None = None):
-    # In the function: slow import: docker-py and the kubernetes client; `doit list` must not pay for it.
-    from tcab.runtime import get_runtime
-
-    options = {k: v for k, v in spec.settings if k in CLIENT_SETTINGS}
-    if spec.backend == "kubernetes" and max_runtime_s is not None:
-        options["max_runtime_s"] = max_runtime_s  # the pod's activeDeadlineSeconds leak guard
-    return get_runtime(spec.backend, **options)
-
-
-def image_digest(kind: str, spec: RuntimeSpec) -> str:
-    """The digest of the run image ``kind`` (``TestType.run_image``; pulled only when missing)."""
+def image_digest(kind: str, runtime: RuntimeChoice) -> str:
+    """The digest of the run image ``kind`` (``TestType.run_image``), on the plan's runtime."""
     # In the function: slow import: docker-py; `doit list` must not pay for it.
-    import secrets
+    from tcab.runtime import resolve_image
+    from tcab.runtime.choice import image_digest as digest_on
 
-    from tcab.runtime import ContainerSpec, resolve_image
-
-    rt = _runtime(spec)
-    info = rt.ensure_image(resolve_image(kind))
-    if info.digest:
-        return info.digest
-    # Kubernetes: only a node knows the digest, so one short pod per sweep
-    # process asks (the runs themselves read it from their own pods).
-    cid = rt.start(ContainerSpec(image=info.ref, run_id=f"image-digest-{secrets.token_hex(4)}"))
-    try:
-        return rt.image_digest(cid).digest
-    finally:
-        rt.remove(cid)
+    return digest_on(runtime.open(), resolve_image(kind)).digest
 
 
 def harness_info(slug: str, settings: Settings) -> HarnessInfo:
@@ -79,20 +56,18 @@ def run(request: RunRequest) -> RunOutcome:
     removes its container, and re-raised."""
     # In the function: slow import: the run lifecycle and its runtime; `doit list` must not pay for it.
     from tcab.harnesses.definition import load_harness
-    from tcab.runs import RunOptions, execute_run
+    from tcab.runs import RunOptions, SeededRepo, execute_run
 
-    spec, settings = request.spec, request.settings
-    conf = request.runtime.as_dict()
+    spec, settings, runtime = request.spec, request.settings, request.runtime
     options = RunOptions(
         model=spec.model,
-        runtime=_runtime(request.runtime, float(conf.get("max_runtime_s") or request.case.max_runtime_s)),
-        seed_dir=request.seed_dir,
-        prompt=request.prompt,
+        runtime=runtime,  # opened by the lifecycle, which owns the run's max runtime
+        seed=SeededRepo(request.seed_dir, request.seed_commit, request.prompt, request.case_digest),
         plan_digest=spec.entry_digest,
         run_id=request.run_id,
-        secrets=tuple(s for s in conf.get("secrets", "").split(",") if s),
-        **({"idle_timeout_s": float(conf["idle_timeout_s"])} if "idle_timeout_s" in conf else {}),
-        **({"max_runtime_s": float(conf["max_runtime_s"])} if "max_runtime_s" in conf else {}),
+        secrets=runtime.secrets,
+        max_runtime_s=runtime.max_runtime_s,
+        **({} if runtime.idle_timeout_s is None else {"idle_timeout_s": runtime.idle_timeout_s}),
     )
     case = request.case
     record = execute_run(settings, case, case.variant(spec.variant),
@@ -119,13 +94,15 @@ def _outcome(settings: Settings, record) -> BuildOutcome:
     )
 
 
-def build_run(case, outcome: RunOutcome, settings: Settings) -> BuildOutcome:
-    """Build a run's collected tree in the adversarial image (untrusted code)."""
+def build_run(case, outcome: RunOutcome, settings: Settings, runtime: RuntimeChoice, image: str) -> BuildOutcome:
+    """Build a run's collected tree in the adversarial image (untrusted code), on
+    the plan's runtime; ``image`` is the digest the task's key holds."""
     # In the function: slow import: the arena (wasmtime) and the runtime; `doit list` must not pay for it.
     from tcab.arena.build import build_run as arena_build_run
     from tcab.runs import load_run
 
-    return _outcome(settings, arena_build_run(settings, case, load_run(outcome.run_dir)))
+    return _outcome(settings, arena_build_run(settings, case, load_run(outcome.run_dir), runtime=runtime,
+                                              image_digest=image))
 
 
 def build_baseline(case, name: str, settings: Settings) -> BuildOutcome:
@@ -217,14 +194,14 @@ def report(settings: Settings, out_dir: Path) -> None:
         conn.close()
 
 
-def validate(case, outcome: RunOutcome, settings: Settings) -> ValidationOutcome:
-    """Validate the run (tcab.validation) and record its ``validations`` row."""
+def validate(case, outcome: RunOutcome, settings: Settings, runtime: RuntimeChoice) -> ValidationOutcome:
+    """Validate the run (tcab.validation) on the plan's runtime and record its ``validations`` row."""
     # In the function: slow import: the validation stack (Playwright); `doit list` must not pay for it.
     from tcab.results import open_db, record_validation
     from tcab.runs import load_run
     from tcab.validation import validate_run
 
-    record = validate_run(settings, case, load_run(outcome.run_dir))
+    record = validate_run(settings, case, load_run(outcome.run_dir), runtime=runtime.open())
     db = open_db(settings.results_db)
     try:
         record_validation(db, record.row())

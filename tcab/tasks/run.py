@@ -195,12 +195,15 @@ def _perform(ctx: SweepContext, spec: RunSpec, inputs: dict[str, str], record: s
     # no target that could pass for the run it replaced.
     Path(record).unlink(missing_ok=True)
     _write_claim(claim_path(record), inputs, run_id, "pending")
+    seed = _upstream(ctx, spec, "seed")
     return ctx.executors.run(
         RunRequest(
             spec=spec,
             case=ctx.lookups.case(spec.case, spec.version),
-            seed_dir=ctx.layout.seed_dir(spec.case, spec.version, spec.variant) / "repo",
+            seed_dir=ctx.settings.root / seed["repo"],
             prompt=_upstream(ctx, spec, "prompt")["text"],
+            seed_commit=seed["commit"],
+            case_digest=seed["case_digest"],
             runtime=ctx.sweep.plan.runtime,
             settings=ctx.settings,
             run_id=run_id,

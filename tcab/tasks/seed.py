@@ -6,7 +6,6 @@ files, so they live under ``build/`` and a CI cache may restore them.
 from __future__ import annotations
 
 import hashlib
-import shutil
 from collections.abc import Iterator
 
 from tcab import atomic
@@ -42,30 +41,27 @@ def _prompt_inputs(ctx: SweepContext, slug: str, version: str, variant: str) -> 
 
 
 def build_seed(ctx: SweepContext, slug: str, version: str, variant: str) -> bool:
-    """Seed the repository under build/seeds/... and record its commit."""
-    # In the function: tcab.seeding takes ~2 s to import (pygit2, templates).
-    from tcab.seeding import seed_repository
+    """Seed the variant into the seed store (build/seed-cache/, the one store of
+    sweeps and commands) and record its commit, where its repository is, and
+    the case folder's digest it was made from: a run is handed all three."""
+    # In the function: tcab.seeding takes ~2 s to import (pygit2, templates) on a miss.
+    from tcab.seeding.cache import store_dir, stored_seed
 
     inputs = _seed_inputs(ctx, slug, version, variant)
     record = ctx.layout.seed_record(slug, version, variant)
     if current_target(record, inputs, ctx.cache) is not None:
         return True
     case = ctx.lookups.case(slug, version)
-    repo = ctx.layout.seed_dir(slug, version, variant) / "repo"
     # The record goes first and comes back last, so a record always describes
-    # a complete repository; seed_repository itself appears only complete.
+    # a complete entry (entries appear only complete).
     record.unlink(missing_ok=True)
-    if repo.exists():
-        shutil.rmtree(repo)
+    seed = stored_seed(store_dir(ctx.settings.build_dir), case, case.variant(variant))
     if case.mockups_for(case.variant(variant)):
-        from tcab.browser.mockup_cache import MockupCache, mockup_cache_dir
-
-        with MockupCache(case.root, mockup_cache_dir(ctx.settings.build_dir)) as render:
-            result = seed_repository(case, case.variant(variant), repo, render_mockup=render)
         inputs = _seed_inputs(ctx, slug, version, variant)  # now knowing what the mockups loaded
-    else:
-        result = seed_repository(case, case.variant(variant), repo)
-    write_target(record, inputs, {"commit": str(result.commit), "repo": "repo"})
+    # The entry's last file: a store emptied by hand makes the seed stale.
+    complete = ctx.layout.rel(seed.path.parent / "files.json")
+    write_target(record, inputs, {"commit": seed.commit, "repo": ctx.layout.rel(seed.path),
+                                  "case_digest": seed.case_digest}, requires={complete: None})
     return True
 
 
@@ -87,7 +83,7 @@ def build_prompt(ctx: SweepContext, slug: str, version: str, variant: str) -> bo
 
 
 def task_seed(ctx: SweepContext) -> Iterator[dict]:
-    """Seeded repositories, one per case/version/variant (build/seeds/)."""
+    """Seeded repositories, one per case/version/variant (in the seed store, build/seed-cache/)."""
     yield {"basename": "seed", "name": None, "doc": task_seed.__doc__}
     names = []
     for slug, version, variant in ctx.sweep.seeds():

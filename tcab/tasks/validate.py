@@ -19,11 +19,12 @@ from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
+from tcab.artifacts import validation_case_part, validation_key
+from tcab.catalog import tree_digest
 from tcab.plan import RunSpec
 from tcab.tasks.after import AfterRunTask
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import RunOutcome
-from tcab.tasks.inputs import validation_inputs
 from tcab.tasks.keys import current_target, write_target
 
 # Where tcab.validation writes validation.json inside a run's folder (not
@@ -40,18 +41,16 @@ def _run_stamp(ctx: SweepContext, spec: RunSpec) -> str:
 
 
 def _case_inputs(ctx: SweepContext, slug: str, version: str) -> str:
-    return ctx.lookups.once(("validation-inputs", slug, version),
-                            lambda: validation_inputs(ctx.lookups.case(slug, version), ctx.cache))
+    return ctx.lookups.once(("validation-inputs", slug, version), lambda: validation_case_part(
+        ctx.lookups.case(slug, version), lambda path: ctx.cache.tree(path, tree_digest), ctx.cache.sha256))
 
 
 def validate_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
     # The run record's stamp covers its artifact digest (the collected tree)
     # and its run id: a redone run is validated again (its row is its own).
-    return {
-        "run": _run_stamp(ctx, spec),
-        "image": ctx.lookups.image_digest(ctx.lookups.case(spec.case, spec.version).test_type.build_image),
-        "case": _case_inputs(ctx, spec.case, spec.version),
-    }
+    return validation_key(_run_stamp(ctx, spec), ctx.lookups.image_digest(
+        ctx.lookups.case(spec.case, spec.version).test_type.build_image),
+                          _case_inputs(ctx, spec.case, spec.version))
 
 
 def do_validate(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
@@ -63,7 +62,8 @@ def do_validate(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
     if run is None:
         raise KeyError(f"run {spec.name} not recorded (or its record is damaged)")
     outcome = RunOutcome(run["run_id"], run["status"], ctx.settings.root / run["run_dir"], run.get("artifact_digest"))
-    result = ctx.executors.validate(ctx.lookups.case(spec.case, spec.version), outcome, ctx.settings)
+    result = ctx.executors.validate(ctx.lookups.case(spec.case, spec.version), outcome, ctx.settings,
+                                    ctx.sweep.plan.runtime)
     if result.status == "error":
         return TaskFailed(f"validation of {spec.name} ({outcome.run_id}) could not run: {result.detail}")
     # validation.json lives in the run's folder: a run redone after its folder

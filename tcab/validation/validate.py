@@ -20,7 +20,7 @@
 5. A page that never loaded makes a ``completed`` run ``catastrophic``:
    ``run.json`` is rewritten with that status (and back to ``completed``
    when a later validation loads the page); ``record_validation`` moves the
-   ``runs`` row the same way (:func:`~tcab.validation.record.run_status_after`).
+   ``runs`` row the same way (both from :func:`~tcab.outcomes.validated_run`).
 
 The caller hands over the case and the run record it already holds
 (``tcab validate`` reads them once from the run id, a sweep task from its
@@ -49,7 +49,7 @@ from tcab.browser.page import (
 )
 from tcab.catalog import CaseVersion, case_digest
 from tcab.errors import RuntimeBackendError, ValidationError
-from tcab.outcomes import RunStatus
+from tcab.outcomes import validated_run
 from tcab.runs.record import RunRecord
 from tcab.runs.secrets import Redactor
 from tcab.runtime import BuildLimits, CollectLimits, Runtime, get_runtime
@@ -59,7 +59,7 @@ from tcab.validation.case_checks import case_check_specs
 from tcab.validation.checks import CheckLimits, CheckSpec, ViewCheckResult, check_specs, run_checks
 from tcab.validation.container import build_site
 from tcab.validation.proofs import collect_proofs
-from tcab.validation.record import Check, ValidationRecord, judge, run_status_after
+from tcab.validation.record import Check, ValidationRecord, judge
 from tcab.validation.toolchain import GATING_COMMAND, ToolchainLimits, ToolResult, run_secrets
 
 VALIDATION_DIR = "validation"
@@ -163,10 +163,9 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
 def _mark_run(run: RunRecord, record: ValidationRecord) -> None:
     """Rewrite ``run.json`` when the validation changes the run's status
     (completed <-> catastrophic); the detail says which check failed."""
-    status = run_status_after(run.status, record.status)
+    status, detail = validated_run(run.status, record.status, record.detail, run.status_detail)
     if status == run.status:
         return
-    detail = f"validation: {record.detail}" if status is RunStatus.CATASTROPHIC else ""
     dataclasses.replace(run, status=status, status_detail=detail).write()
 
 

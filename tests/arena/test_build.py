@@ -134,6 +134,53 @@ def test_build_command_records_the_build(settings):
     assert rows == {"r-cli": "ok", "r-cli-bad": "failed"}
 
 
+@pytest.fixture
+def new_adversarial_image(podman_runtime, monkeypatch):
+    """The adversarial image as a rebuild leaves it: the same tools under a new
+    image id and digest (a committed container with one more label), pinned
+    with TCAB_CONTAINER_IMAGE_ADVERSARIAL; removed afterwards."""
+    import secrets
+
+    from tcab.runtime import resolve_image
+
+    old = podman_runtime.ensure_image(resolve_image("adversarial"), pull=False)
+    tag = f"localhost/tcab-test/adversarial-rebuilt:{secrets.token_hex(4)}"
+    box = podman_runtime.api.create_container(old.ref, ["true"])
+    try:
+        repo, _, version = tag.rpartition(":")
+        podman_runtime.api.commit(box["Id"], repository=repo, tag=version,
+                                  changes=["LABEL org.tcab.test=rebuilt"])
+    finally:
+        podman_runtime.api.remove_container(box["Id"], force=True)
+    try:
+        yield old, tag
+    finally:
+        monkeypatch.delenv("TCAB_CONTAINER_IMAGE_ADVERSARIAL", raising=False)
+        podman_runtime.api.remove_image(tag, force=True)
+
+
+@pytest.mark.podman
+@pytest.mark.timeout(600)
+def test_a_new_adversarial_image_is_a_new_build(settings, podman_runtime, new_adversarial_image, monkeypatch):
+    """The build cache's key holds the image digest (issue 20, defect 2): after
+    the adversarial image is rebuilt, the same tree is built again in the new
+    image, and the record names the new digest, not the old module's."""
+    old, tag = new_adversarial_image
+    case = _case(settings)
+    run = _fake_run(settings, "r-image", controller_wat(2))
+    first = build_run(settings, case, run, runtime=podman_runtime, timeout_s=120)
+    assert first.status == "ok" and first.image_digest == old.digest, first.log_excerpt
+    again = build_run(settings, case, run, runtime=podman_runtime, timeout_s=120)
+    assert again == first  # the same image: the cached build
+    monkeypatch.setenv("TCAB_CONTAINER_IMAGE_ADVERSARIAL", tag)
+    new = podman_runtime.ensure_image(tag, pull=False)
+    assert new.digest != old.digest
+    rebuilt = build_run(settings, case, run, runtime=podman_runtime, timeout_s=120)
+    assert rebuilt.status == "ok", rebuilt.log_excerpt
+    assert rebuilt.image_digest == new.digest and rebuilt.image == tag
+    assert rebuilt.duration_s != first.duration_s  # built, not read back from the cache
+
+
 def _forge_record(settings, **changes):
     [record] = (settings.build_dir / "builds").glob("baseline-tally-*-three.json")
     data = json.loads(record.read_text())

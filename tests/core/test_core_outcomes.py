@@ -62,3 +62,13 @@ def test_the_report_shows_every_status_with_its_label(tmp_path):
     page = (tmp_path / "html" / "index.html").read_text()
     for status in RunStatus:
         assert f'<abbr title="{status}">{status.label}</abbr>' in page
+
+
+def test_validated_run_is_the_one_owner_of_completed_and_catastrophic() -> None:
+    from tcab.outcomes import RunStatus, validated_run
+
+    assert validated_run("completed", "catastrophic", "build: exit 2") == (RunStatus.CATASTROPHIC,
+                                                                           "validation: build: exit 2")
+    assert validated_run("catastrophic", "passed", "", "validation: old") == (RunStatus.COMPLETED, "")
+    assert validated_run("timed_out", "catastrophic", "x", "max runtime") == (RunStatus.TIMED_OUT, "max runtime")
+    assert validated_run("completed", "error", "browser gone") == (RunStatus.COMPLETED, "")

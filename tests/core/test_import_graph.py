@@ -128,6 +128,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                             "bounds", "reading"})),
     # Each stands alone: containers, templates, parsed cases, the results database and its presenters.
     ("platform", frozenset({"runtime", "templates", "catalog", "results"})),
+    # The key of each artifact (module builds, seeds, validations): over the catalog's digests.
+    ("keys", frozenset({"artifacts"})),
     # Chromium and its pages (shared by seeding and validation), harness adapters, sweep plans.
     ("tools", frozenset({"browser", "harnesses", "plan"})),
     ("seeding", frozenset({"seeding"})),

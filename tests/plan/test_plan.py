@@ -54,7 +54,9 @@ def catalog():
 def test_a_plan_parses_into_typed_data():
     plan = parse_plan(PLAN, "b.yaml")
     assert plan.name == "t" and plan.parallelism == 2
-    assert plan.runtime.as_dict() == {"idle_timeout_s": "60", "secrets": "A,B"}
+    # Typed once, at parsing (tcab.runtime.choice): nothing downstream parses them back.
+    assert plan.runtime.idle_timeout_s == 60.0 and plan.runtime.secrets == ("A", "B")
+    assert plan.runtime.settings() == {"idle_timeout_s": "60", "secrets": "A,B"}
     m = plan.matrices[0]
     assert [c.slug for c in m.cases] == ["mini", "duel"] and m.cases[0].variants == ("all",)
     assert m.harnesses[1].models == ("vendor/model-a", "model-b") and m.harnesses[0].models == (None,)

@@ -23,7 +23,8 @@ def test_kubernetes_settings_parse() -> None:
                             "    node_selector: pool=runs, disk=ssd\n    image_pull_secret: regcred\n"
                             "    idle_timeout_s: 600\n"), "b.yaml")
     assert plan.runtime.backend == "kubernetes"
-    assert plan.runtime.as_dict() == {"context": "prod", "namespace": "bench", "cpu": "1500m", "memory": "4Gi",
+    assert plan.runtime.idle_timeout_s == 600.0
+    assert plan.runtime.settings() == {"context": "prod", "namespace": "bench", "cpu": "1500m", "memory": "4Gi",
                                       "node_selector": "pool=runs, disk=ssd", "image_pull_secret": "regcred",
                                       "idle_timeout_s": "600"}
 

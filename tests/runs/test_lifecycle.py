@@ -229,3 +229,19 @@ def test_reference_harness_completes_the_sample_case(settings, e2e_case, runtime
     repo = pygit2.Repository(str(work))
     head = repo[repo.head.target]
     assert head.message.strip() == "Reference solution" and str(head.parents[0].id) == record.seed_commit
+
+
+def test_a_run_handed_a_seed_takes_what_its_record_holds(settings, e2e_case, scripted, podman_runtime,
+                                                         tmp_path) -> None:
+    """A sweep's run is handed the seed task's record (issue 20, item 6): the
+    commit and the case folder's digest are taken as given, not read back
+    from git or hashed again (the values below are not the repository's)."""
+    from tcab.runs import SeededRepo
+    from tcab.seeding.cache import seed_from_cache, store_dir
+
+    made = seed_from_cache(store_dir(settings.build_dir), e2e_case, e2e_case.variant(None), tmp_path / "seed")
+    given = SeededRepo(made.path, "c" * 40, "the prompt as recorded", "d" * 64)
+    record = _run(settings, e2e_case, scripted("echo working"), podman_runtime, seed=given)
+    assert record.status == "completed", record.status_detail
+    assert record.seed_commit == "c" * 40 and record.case_digest == "d" * 64
+    assert made.path.is_dir()  # the sweep's seed is not the run's to remove

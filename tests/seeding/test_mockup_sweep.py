@@ -22,6 +22,14 @@ def _shots(project: Project) -> int:
 
 
 @pytest.mark.timeout(300)
+def _board(project) -> bytes:
+    """The seeded screenshot, where the seed record says its repository is (the seed store)."""
+    import json
+
+    record = json.loads(project.path("build/seeds/mini/v1.0.0/one/seed.json").read_text())
+    return project.path(record["repo"]).joinpath("reference/board.png").read_bytes()
+
+
 def test_sweep_seed_follows_the_mockup_and_what_it_loads(tmp_path: Path):
     project = Project(tmp_path / "proj")
     case = project.path(MINI)
@@ -34,7 +42,7 @@ def test_sweep_seed_follows_the_mockup_and_what_it_loads(tmp_path: Path):
     assert code == 0, out
     assert _seeds(ran) == SEEDS
     assert _shots(project) == 1  # two variants, one render
-    seeded = project.path("build/seeds/mini/v1.0.0/one/repo/reference/board.png").read_bytes()
+    seeded = _board(project)
     assert seeded.startswith(b"\x89PNG")
 
     code, ran, out = project.doit("seed")
@@ -49,6 +57,6 @@ def test_sweep_seed_follows_the_mockup_and_what_it_loads(tmp_path: Path):
     assert code == 0, out
     assert _seeds(ran) == SEEDS
     assert _shots(project) == 2
-    assert project.path("build/seeds/mini/v1.0.0/one/repo/reference/board.png").read_bytes() != seeded
+    assert _board(project) != seeded
     code, ran, _ = project.doit("seed")
     assert code == 0 and ran == set()

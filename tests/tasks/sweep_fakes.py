@@ -102,7 +102,7 @@ def make_executors(root: Path) -> Executors:
         atomic.write_bytes(path, data)
         return BuildOutcome(True, sha, path)
 
-    def build_run(case, outcome: RunOutcome, settings):
+    def build_run(case, outcome: RunOutcome, settings, runtime, image):
         _log(settings, f"build {outcome.run_id}")
         return _module(settings, f"module of {outcome.artifact_digest}".encode())
 
@@ -144,7 +144,7 @@ def make_executors(root: Path) -> Executors:
         return [{"replay": str(p), "ok": not bad and json.loads(Path(p).read_text())["round"] >= 0,
                  "problems": ["final digest differs"] if bad else []} for p in replays]
 
-    def validate(case, outcome: RunOutcome, settings):
+    def validate(case, outcome: RunOutcome, settings, runtime):
         # Records a real validations row; TCAB_FAKE_STATUS=validate:failed|error forces the status.
         from tcab.results import open_db, record_validation
 

@@ -55,10 +55,21 @@ CHANGES = {
          "run:mini/v1.0.0/one/reference/1", "run:mini/v1.0.0/one/scripted/1",
          "run:mini/v1.0.0/two/reference/1", "run:mini/v1.0.0/two/scripted/1"} | MINI_VALIDATIONS | TAIL,
     ),
-    # A workspace file of duel: its seed, runs, their builds, the tournament of the reference run.
+    # A workspace file of duel: its seed, runs, their builds, the tournament; and
+    # the baselines' builds, which lay the default workspace under each baseline
+    # (the module's key holds it: tcab.artifacts.baseline_module_key).
     "workspace file": (
         lambda p: p.edit(f"{DUEL}/workspace/bot.zig", "// more\n"),
         {"seed:duel/v1.0.0/base", "run:duel/v1.0.0/base/reference/1", "run:duel/v1.0.0/base/scripted/1",
+         "build:duel/v1.0.0/base/reference/1", "build:duel/v1.0.0/base/scripted/1",
+         "build:duel/v1.0.0/baseline/left", "build:duel/v1.0.0/baseline/right"} | CUP | TAIL,
+    ),
+    # The adversarial image: duel's runs, the modules built from them (in that
+    # image), the tournament; not the baselines (built on the host).
+    "adversarial image digest": (
+        lambda p: (p.path("images").mkdir(exist_ok=True),
+                   p.path("images/adversarial").write_text("sha256:adversarial-1")),
+        {"run:duel/v1.0.0/base/reference/1", "run:duel/v1.0.0/base/scripted/1",
          "build:duel/v1.0.0/base/reference/1", "build:duel/v1.0.0/base/scripted/1"} | CUP | TAIL,
     ),
     # One variant file: that variant's seed and prompt and runs, not the other variant's.

@@ -21,9 +21,20 @@ from pathlib import Path
 
 from tcab.bounds import ENV
 from tcab.errors import RuntimeSettingsError
+from tcab.runtime.setting import Setting
 
-#: Settings a plan or ``tcab run`` may give (strings), and their environment variables.
-SETTINGS = ("context", "namespace", "cpu", "memory", "node_selector", "image_pull_secret")
+#: Settings a plan or ``tcab run --k8s-*`` may give (strings): their one
+#: definition (tcab.runtime.choice.SETTINGS takes them from here).
+KUBE_SETTINGS: tuple[Setting, ...] = (
+    Setting("context", "kubernetes", "text", "Kubeconfig context (default: the current one; in a pod: in-cluster)."),
+    Setting("namespace", "kubernetes", "text", "Namespace of the run pods (default: tcab)."),
+    Setting("cpu", "kubernetes", "text", "CPU request and limit of a run pod, e.g. 2 or 1500m."),
+    Setting("memory", "kubernetes", "text", "Memory request and limit of a run pod, e.g. 4Gi."),
+    Setting("node_selector", "kubernetes", "text", "Node labels a run pod needs, key=value[,key=value]."),
+    Setting("image_pull_secret", "kubernetes", "text", "Secret the cluster pulls the run image with."),
+)
+#: Their names, and their environment variables (TCAB_K8S_<NAME>).
+SETTINGS = tuple(s.name for s in KUBE_SETTINGS)
 ENV_PREFIX = "TCAB_K8S_"
 DEFAULT_NAMESPACE = "tcab"
 DEFAULT_START_TIMEOUT_S = 600.0
@@ -155,6 +166,17 @@ class KubeSettings:
             )
         except ValueError as exc:
             raise RuntimeSettingsError(f"kubernetes runtime: {exc}") from None
+
+
+def check_option(name: str, value: str) -> str:
+    """``value`` of the plan or command-line setting ``name`` as Kubernetes
+    takes it (checked alone, without the environment). Raises ValueError
+    without the name (the caller says where)."""
+    try:
+        KubeSettings.from_options({name: value}, env={})
+    except RuntimeSettingsError as exc:
+        raise ValueError(str(exc).removeprefix("kubernetes runtime: ").removeprefix(f"{name}: ")) from None
+    return value
 
 
 def load_client_config(settings: KubeSettings):
