@@ -243,6 +243,19 @@ def test_collection_time_is_bounded_by_its_own_clock(runtime, box, tmp_path: Pat
     assert took < 25 and not any((tmp_path / "out").iterdir())
 
 
+@pytest.mark.timeout(120)
+def test_a_sparse_tree_within_the_caps_is_collected_whole(runtime, box, tmp_path: Path) -> None:
+    # Under every cap and inside the clock: collected (holes kept as holes),
+    # never a failed copy (a run would be recorded `infrastructure`).
+    mib = 150  # ~20 s through the kubernetes stand-in at low load (600 MiB: 109 s)
+    assert runtime.exec(box, ["sh", "-c", f"truncate -s {mib}M sparse.bin && echo kept > small.txt"]).ok
+    report = runtime.copy_out(box, "/work", tmp_path / "out", CollectLimits(max_seconds=100))
+    assert not report.truncated, report.refused[:1]
+    assert report.files == 2 and report.refused == ()
+    assert (tmp_path / "out" / "sparse.bin").stat().st_size == mib << 20
+    assert (tmp_path / "out" / "small.txt").read_text() == "kept\n"
+
+
 _REWRITER = ("setsid sh -c 'while :; do for i in 1 2 3 4 5 6 7 8; do head -c 200000 /dev/urandom > hot$i.bin; "
              ": > hot$i.bin; done; done' >/dev/null 2>&1 </dev/null &")
 
