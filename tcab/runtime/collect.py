@@ -8,7 +8,7 @@ checked before anything touches the disk. Refused alone, and listed:
   have a component over 255 bytes, or are deeper / longer than
   ``limits.max_depth`` / ``limits.max_path_bytes``;
 - symlinks that do not resolve *physically* inside the tree (see
-  :mod:`tcab.runtime.links`: the chain is followed link by link on the
+  :mod:`tcab.links`: the chain is followed link by link on the
   tree as built, so a link through another link cannot point out);
 - hardlinks whose target is not an earlier collected regular file;
 - files whose apparent size is over ``limits.max_file_bytes``;
@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from tcab.atomic import atomic_dir
+from tcab.links import LinkRefused, LinkResolver
 from tcab.runtime.base import CollectLimits, CollectReport, ExecOptions, Refusal
-from tcab.runtime.links import LinkRefused, LinkResolver
 
 _CHUNK = 1 << 20
 #: Zero runs at least this long become holes (the host's block size).

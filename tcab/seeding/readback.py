@@ -12,7 +12,7 @@ it again instead of serving it:
   ``prompt.txt`` is UTF-8; ``files.json`` a list of relative paths that the
   repository holds;
 - the repository holds only folders, regular files and symlinks that
-  resolve inside it (``tcab.runtime.links``, the check a collected tree
+  resolve inside it (``tcab.links``, the check a collected tree
   gets), at most :data:`MAX_ENTRIES` of them and :data:`MAX_TREE_BYTES`
   bytes of apparent size (counted from ``lstat``, never read);
 - its ``.git`` is what seeding writes: a config with only the ``[core]``
@@ -75,7 +75,7 @@ def _small(path: Path, limit: int = _SMALL) -> str:
 def _walk(repo: Path) -> set[str]:
     """The paths of regular files and links under ``repo``, checked (see module docstring)."""
     # Here, not at the top: tcab.runtime's package import is ~0.1 s that `tcab prompt` must not pay.
-    from tcab.runtime.links import LinkRefused, LinkResolver
+    from tcab.links import LinkRefused, LinkResolver
 
     resolver = LinkResolver(str(repo), budget=MAX_ENTRIES * 8)
     found: set[str] = set()

@@ -125,7 +125,7 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     # Plain helpers and the error tree: import no other part.
     ("foundation", frozenset({"tcab", "errors", "atomic", "naming", "outcomes", "settings", "limits",
-                            "bounds", "reading"})),
+                            "bounds", "reading", "links"})),
     # Each stands alone: containers, templates, parsed cases, the results database and its presenters.
     ("platform", frozenset({"runtime", "templates", "catalog", "results"})),
     # The key of each artifact (module builds, seeds, validations): over the catalog's digests.
