@@ -343,14 +343,17 @@ def refuse_tree(dest: Path, reason: str) -> CollectReport:
     return refused_whole(reason)
 
 
-def measure_command(src: str, *, readable_only: bool = False) -> list[str]:
+def measure_command(src: str, limits: CollectLimits, *, readable_only: bool = False) -> list[str]:
     """argv printing ``FILES BYTES``: the regular files under ``src`` (only
-    those its user can read, with ``readable_only``) and their apparent
-    sizes in all. Run before the archive is read, so a tree of sparse files
-    over the cap is refused without reading a byte of its holes."""
+    those its user can read, with ``readable_only``) and the apparent sizes
+    of those within the per-file cap, in all (a larger file is refused on
+    its own, as extraction does, and costs no read). Run before the archive
+    is read, so a tree of sparse files over the cap is refused without
+    reading a byte of its holes."""
     readable = "-readable " if readable_only else ""
     return ["sh", "-c", f'find "$0" -type f {readable}-printf "%s\\n" 2>/dev/null '
-            "| awk '{s += $1; n++} END {printf \"%d %.0f\\n\", n, s}'", src]
+            "| awk -v cap=\"$1\" '{n++; if ($1 <= cap + 0) s += $1} END {printf \"%d %.0f\\n\", n, s}'",
+            src, str(limits.max_file_bytes)]
 
 
 def parse_measure(text: str) -> tuple[int, int] | None:

@@ -318,7 +318,7 @@ class DockerRuntime:
         # is left to change the tree while the engine archives it.
         self.exec(container, [*REAP_COMMAND, RUN_USER], ExecOptions(user="root", workdir="/", timeout_s=30))
         prune_deep(self, container, src, limits, tally)  # paths the engine could not archive
-        measured = self.exec(container, measure_command(src), ExecOptions(
+        measured = self.exec(container, measure_command(src, limits), ExecOptions(
             user="root", workdir="/", timeout_s=max(1.0, min(120.0, tally.remaining())), tail_bytes=256))
         reason = over_cap(parse_measure(measured.stdout), limits) if measured.ok else None
         if reason:

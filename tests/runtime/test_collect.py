@@ -338,3 +338,20 @@ def test_refusals_are_a_bounded_list_plus_a_count(tmp_path: Path) -> None:
     assert len(report.refused) == MAX_REFUSALS_LISTED + 1 and report.refused_count == n
     assert report.refused[-1].path == "." and "500 more" in report.refused[-1].reason
     assert (tmp_path / "out" / "ok").read_bytes() == b"k"
+
+
+def test_the_measured_size_leaves_out_files_over_the_per_file_cap(tmp_path) -> None:
+    # A file over the per-file cap is refused on its own, so it must not get the whole tree refused.
+    import subprocess
+
+    from tcab.runtime.base import CollectLimits
+    from tcab.runtime.collect import measure_command, parse_measure
+
+    (tmp_path / "small").write_bytes(b"x" * 10)
+    with open(tmp_path / "sparse", "wb") as f:
+        f.truncate(5000)
+    def measured(limits):
+        return parse_measure(subprocess.run(measure_command(str(tmp_path), limits), capture_output=True,
+                                            text=True, check=True).stdout)
+    assert measured(CollectLimits(max_file_bytes=100)) == (2, 10)
+    assert measured(CollectLimits()) == (2, 5010)

@@ -189,8 +189,9 @@ def quiesce(open_stream, tally: Tally) -> bool:
 
 
 def _measure(open_stream, src: str, tally: Tally) -> tuple[int, int] | None:
-    """(readable regular files, their apparent bytes) under ``src``, None when not known."""
-    argv = measure_command(src, readable_only=True)
+    """(readable regular files, the apparent bytes of those within the per-file cap) under ``src``,
+    None when not known."""
+    argv = measure_command(src, tally.limits, readable_only=True)
     code, out = _small(open_stream, argv, time.monotonic() + min(60.0, tally.remaining()))
     return parse_measure(out.decode("ascii", "replace")) if code == 0 else None
 
