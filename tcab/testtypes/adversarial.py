@@ -21,7 +21,7 @@ from tcab.catalog.fields import Fields, Source, show
 from tcab.catalog.model import STRUCTURES, Contract, Game, Match, Replay, Sandbox, Simulation
 from tcab.catalog.paths import check_path
 from tcab.catalog.schemas import SchemaCompileError, Validator
-from tcab.testtypes.base import (
+from tcab.testtypes import (
     AfterRun,
     BuildKeys,
     ParsedSection,

@@ -1,22 +1,14 @@
 """What the types' seeding shares: reference views seeded as screenshots.
 
-The protocol itself is :mod:`tcab.catalog.testtype` (re-exported here, so a
-type imports what it extends from one place).
+The protocol itself is :mod:`tcab.catalog.testtype`; a type imports it, and
+this helper, from :mod:`tcab.testtypes`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tcab.catalog.testtype import (  # noqa: F401 - re-exported for type modules
-    AfterRun,
-    BuildKeys,
-    ParsedSection,
-    Section,
-    SectionInput,
-    SeedingInput,
-    TestType,
-)
+from tcab.catalog.testtype import SeedingInput
 
 if TYPE_CHECKING:
     from tcab.catalog.model import CaseVersion, Reference

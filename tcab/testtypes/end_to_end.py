@@ -20,7 +20,7 @@ from tcab.catalog.model import Reference, Toolchain, ViewCheck
 from tcab.catalog.review import check_references
 from tcab.catalog.toolchain import parse_toolchain
 from tcab.catalog.views import parse_checks, parse_references
-from tcab.testtypes.base import (
+from tcab.testtypes import (
     AfterRun,
     BuildKeys,
     ParsedSection,

@@ -26,7 +26,7 @@ from typing import ClassVar
 from tcab.catalog.fields import Fields
 from tcab.catalog.paths import check_dest
 from tcab.tasks.after import AfterRunTask
-from tcab.testtypes.base import (
+from tcab.testtypes import (
     AfterRun,
     BuildKeys,
     ParsedSection,
