@@ -21,6 +21,7 @@ from pathlib import Path
 
 from tcab import atomic
 from tcab.harnesses.environment import KEYS
+from tcab.reading import read_bytes
 
 FOLDER = "image-environments"
 MAX_FILE_BYTES = 4096  # five short version strings; a larger file is not ours
@@ -39,10 +40,9 @@ def load_environment(cache_dir: Path, image_id: str | None) -> dict[str, str | N
     if path is None:
         return None
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_FILE_BYTES + 1)
-        doc = json.loads(raw) if len(raw) <= MAX_FILE_BYTES else None
-    except (OSError, ValueError):
+        # build/ may be restored from elsewhere: never wait on a FIFO, follow a link or read past the bound.
+        doc = json.loads(read_bytes(path, MAX_FILE_BYTES, follow=False, what="kept environment"))
+    except (OSError, ValueError):  # ReadRefused is an OSError: a miss, probed again
         return None
     if not isinstance(doc, dict) or set(doc) != set(KEYS):
         return None

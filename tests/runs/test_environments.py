@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import json
+import os
+
+import pytest
 
 from tcab.runs import RunOptions, execute_run
-from tcab.runs.environments import FOLDER, MAX_FILE_BYTES, load_environment, store_environment
+from tcab.runs.environments import FOLDER, KEYS, MAX_FILE_BYTES, load_environment, store_environment
 
 IMAGE_ID = "sha256:" + "ab" * 32
 REAL = {"os": "Debian GNU/Linux 12 (bookworm)", "node": "v24.1.0", "npm": "11.0.0", "python": "3.11.2",
@@ -59,3 +62,17 @@ def test_an_image_id_that_is_not_a_digest_names_no_file(tmp_path):
         store_environment(tmp_path / "cache", image_id, REAL)
         assert load_environment(tmp_path / "cache", image_id) is None
     assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.timeout(20)
+def test_a_kept_file_that_is_a_fifo_or_a_link_is_a_miss_not_a_hang(tmp_path):
+    # A restored build/ is input (issue 21 item 8): a FIFO must not block the run, a link must not be followed.
+    image = "sha256:" + "c" * 64
+    path = tmp_path / f"{'c' * 64}.json"
+    os.mkfifo(path)
+    assert load_environment(tmp_path, image) is None
+    path.unlink()
+    target = tmp_path / "elsewhere.json"
+    target.write_text(json.dumps({k: "1" for k in KEYS}))
+    path.symlink_to(target)
+    assert load_environment(tmp_path, image) is None
