@@ -34,6 +34,7 @@ from tcab.browser.renderer import renderer_fingerprint
 from tcab.browser.site_server import Refused, open_inside
 from tcab.catalog.toml import display_path
 from tcab.errors import BrowserError
+from tcab.reading import read_bytes
 
 RENDER_FORMAT = 1  # bump when the way a mockup is rendered changes
 CACHE_FOLDER = "mockup-cache"
@@ -42,6 +43,12 @@ CACHE_FOLDER = "mockup-cache"
 def mockup_cache_dir(build_dir: Path | str) -> Path:
     """Where rendered mockups are kept: beside the seed cache under ``build/``."""
     return Path(build_dir) / CACHE_FOLDER
+
+
+# The cache lives in build/, which may be restored from elsewhere: what is
+# read back is a regular file, never through a link, and bounded.
+MAX_RECORD_BYTES = 1024**2
+MAX_SHOT_BYTES = 64 * 1024**2
 
 
 def _sha256(data: bytes) -> str:
@@ -95,8 +102,8 @@ def _entries(key_dir: Path) -> list[tuple[Path, dict]]:
         if name.startswith("."):
             continue  # an entry being written
         try:
-            record = json.loads((key_dir / name / "loaded.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            record = json.loads(read_bytes(key_dir / name / "loaded.json", MAX_RECORD_BYTES, follow=False))
+        except (OSError, ValueError):  # ReadRefused (a FIFO, a link, too large) is an OSError
             continue
         if isinstance(record, dict) and isinstance(record.get("files"), dict):
             found.append((key_dir / name, record))
@@ -176,7 +183,7 @@ class MockupCache:
             if any(self.reader.sha256(f) != sha for f, sha in record["files"].items()):
                 continue
             try:
-                png = (entry / "shot.png").read_bytes()
+                png = read_bytes(entry / "shot.png", MAX_SHOT_BYTES, follow=False)
             except OSError:
                 continue
             if _sha256(png) == record.get("png_sha256"):

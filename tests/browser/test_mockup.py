@@ -194,3 +194,28 @@ def test_without_a_browser_the_cache_raises_the_toolkits_error_and_seeding_names
     with (MockupCache(case.root, tmp_path / "cache2") as render,
           pytest.raises(SeedError, match="cannot render the mockup")):
         plan_seed(case, case.variant(), render_mockup=render)
+
+
+@pytest.mark.timeout(20)
+def test_a_forged_cache_entry_is_a_miss_not_a_hang(tmp_path):
+    # A restored build/ is input (issue 21 item 8): a shot or record that is a FIFO or a link is not read.
+    import json
+    import os
+
+    from tcab.browser.mockup_cache import MockupCache
+
+    root = tmp_path / "case"
+    root.mkdir()
+    (root / "m.html").write_text("<p>x</p>")
+    cache = MockupCache(root, tmp_path / "cache")
+    sha = cache.reader.sha256("m.html")
+    key_dir = tmp_path / "cache" / "k"
+    (key_dir / "a").mkdir(parents=True)
+    (key_dir / "a" / "loaded.json").write_text(json.dumps({"files": {"m.html": sha}, "png_sha256": "0" * 64}))
+    os.mkfifo(key_dir / "a" / "shot.png")
+    (key_dir / "b").mkdir()
+    os.mkfifo(key_dir / "b" / "loaded.json")
+    (key_dir / "c").mkdir()
+    (key_dir / "c" / "loaded.json").symlink_to(key_dir / "a" / "loaded.json")
+    (key_dir / "c" / "shot.png").symlink_to("/dev/zero")
+    assert cache._lookup(key_dir) is None
