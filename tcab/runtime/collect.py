@@ -350,10 +350,16 @@ def measure_command(src: str, limits: CollectLimits, *, readable_only: bool = Fa
     its own, as extraction does, and costs no read). Run before the archive
     is read, so a tree of sparse files over the cap is refused without
     reading a byte of its holes."""
-    readable = "-readable " if readable_only else ""
-    return ["sh", "-c", f'find "$0" -type f {readable}-printf "%s\\n" 2>/dev/null '
-            "| awk -v cap=\"$1\" '{n++; if ($1 <= cap + 0) s += $1} END {printf \"%d %.0f\\n\", n, s}'",
+    return ["sh", "-c", "src=$0 cap=$1; " + measure_script(readable_only=readable_only),
             src, str(limits.max_file_bytes)]
+
+
+def measure_script(*, readable_only: bool = False) -> str:
+    """The shell text of :func:`measure_command`: the tree is ``$src``, the
+    per-file cap ``$cap`` (so a longer script in the container can run it)."""
+    readable = "-readable " if readable_only else ""
+    return (f'find "$src" -type f {readable}-printf "%s\\n" 2>/dev/null '
+            "| awk -v cap=\"$cap\" '{n++; if ($1 <= cap + 0) s += $1} END {printf \"%d %.0f\\n\", n, s}'")
 
 
 def parse_measure(text: str) -> tuple[int, int] | None:

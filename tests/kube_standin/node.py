@@ -27,6 +27,9 @@ NODE = "tcab-standin"
 NODE_LABELS = {"kubernetes.io/hostname": NODE, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}
 #: The label the stand-in puts on its containers (so its own cleanup finds them).
 STANDIN_LABEL = "org.tcab.kube-standin"
+#: Its value: this process's stand-in, so stopping one never removes the pods of
+#: another running on the same Podman (a benchmark, a second test session).
+INSTANCE = uuid.uuid4().hex
 #: The NetworkPolicy a cluster applies to run pods; the stand-in enforces it
 #: by starting the pods it selects on the firewalled run network.
 POLICY = Path(__file__).resolve().parents[2] / "containers" / "kubernetes" / "networkpolicy.yaml"
@@ -136,7 +139,7 @@ def run_container(pod: dict) -> tuple[str, str]:
         user=user, environment={e["name"]: e.get("value", "") for e in c.get("env") or []},
         working_dir=c.get("workingDir"), host_config=host_config, detach=True,
         name=f"k8s_{meta['namespace']}_{meta['name']}_{uuid.uuid4().hex[:6]}",
-        labels={STANDIN_LABEL: "1", "io.kubernetes.pod.name": meta["name"],
+        labels={STANDIN_LABEL: INSTANCE, "io.kubernetes.pod.name": meta["name"],
                 "io.kubernetes.pod.namespace": meta["namespace"]},
     )
     cid = created["Id"]
@@ -176,4 +179,4 @@ def remove_container(cid: str, attempts: int = 3) -> None:
 
 
 def leftover_containers() -> list[str]:
-    return [c["Id"] for c in api().containers(all=True, filters={"label": STANDIN_LABEL})]
+    return [c["Id"] for c in api().containers(all=True, filters={"label": f"{STANDIN_LABEL}={INSTANCE}"})]

@@ -2,35 +2,44 @@
 
 In: the host folder is packed (entries owned by the run user, links kept as
 links) and sent on stdin to ``head -c N | tar -x``: the byte count ends the
-stream, so neither protocol version needs a stdin close. Out, in order:
+stream, so neither protocol version needs a stdin close. Out, in two execs:
 
 1. the pod's PID 1 is asked (:data:`~tcab.runtime.kubernetes.pods.REAP_SIGNAL`)
-   to SIGKILL every other process, and an exec checks that none is left:
-   the pod has one user, so the copy's own ``tar`` runs as the run user, and
-   only the absence of any other process of the run keeps it from being
-   stopped, traced, or fed a forged archive on its stdout, and keeps the
-   tree from changing under it (``file changed as we read it``);
-2. the regular files ``tar`` can read are counted and their apparent sizes
-   added up in the pod: a tree over ``max_bytes`` is refused there, before
-   a byte of it is read (sparse files cost the engine their whole length);
-3. ``tar -c`` streams the tree, read as a file by
-   :func:`tcab.runtime.collect.extract_tree` (the same safe extraction,
-   refusals and limits as the docker backend) under the copy's
-   :class:`~tcab.runtime.collect.Tally`: its clock bounds the whole copy,
-   and the files ``tar`` skips (unreadable: listed on its stderr, parsed as
-   it comes, never kept whole) are refusals that count against
-   ``max_entries``;
+   to SIGKILL every other process, the asking exec among them (its stream
+   closing says the kill was sent). It cannot be the exec that checks: a
+   process that lives until the reap could have traced it before;
+2. one exec, :data:`_COLLECT`, started after it, checks that no process but
+   PID 1 and itself is left (the pod has one user, so the copy's own ``tar``
+   runs as the run user, and only the absence of any other process of the
+   run keeps it from being stopped, traced, or fed a forged archive on its
+   stdout, and keeps the tree from changing under it: ``file changed as we
+   read it``), counts the regular files ``tar`` can read and adds up their
+   apparent sizes, and says all three as one JSON line. The driver decides
+   (a process left: reap again, :data:`_REAP_ROUNDS` rounds at most; a tree
+   over ``max_bytes``: refused before a byte of it is read, sparse files
+   cost their whole length) and answers one byte on stdin; ``y`` makes the
+   same exec ``tar -c`` the tree, with no gap after the check;
+3. the archive is read as a file by :func:`tcab.runtime.collect.extract_tree`
+   (the same safe extraction, refusals and limits as the docker backend)
+   under the copy's :class:`~tcab.runtime.collect.Tally`: its clock bounds
+   the whole copy, and the files ``tar`` skips (unreadable: listed on its
+   stderr, parsed as it comes, never kept whole) are refusals that count
+   against ``max_entries``;
 4. an archive that holds another number of regular files than step 2
    counted does not match the tree: the tree is refused whole and the
    reason recorded, never passed off as complete.
 
-What the run left (a tree that changed, files it made unreadable) is the
-run's outcome: tar's "some files differ" exit is a note, not a failure.
+When no round gives a readable report (the exec died, the line is not
+one), the steps run as separate execs as before: measure, then ``tar``,
+without the count check. What the run left (a tree that changed, files it
+made unreadable) is the run's outcome: tar's "some files differ" exit is a
+note, not a failure.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import posixpath
 import re
@@ -46,6 +55,7 @@ from tcab.runtime.collect import (
     TreeRefused,
     extract_tree,
     measure_command,
+    measure_script,
     over_cap,
     parse_measure,
     refuse_tree,
@@ -59,12 +69,23 @@ from tcab.runtime.pack import pack_tree
 _UNPACK = 'head -c "$0" | tar -x -f - -C "$1"'
 _PACK = 'cd "$0" && exec tar -c -f - -- "$1"'
 _TAR_SKIPPED = re.compile(r"^tar: (.+?): (Cannot open|Cannot stat|Cannot readlink|Read error)[^:]*: (.+)$")
-#: Processes of the pod other than PID 1 and this shell (a builtin loop: no child of its own).
+#: Processes of the pod other than PID 1 and this shell (a builtin loop: no child of its own) into $n.
 #: Zombies do not count (an exec's are reaped by the runtime, outside the pod's PID namespace).
 _OTHERS = ('n=0; for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" = 1 ] || [ "$p" = $$ ] && continue; '
            'read -r l < "$d/stat" 2>/dev/null || continue; s=${l##*) }; [ "${s%% *}" = Z ] || n=$((n+1)); '
-           'done; echo "$n"')
+           'done; ')
+#: The check, the measure and the archive in one exec ($0 parent folder, $1 name, $2 the tree,
+#: $3 the per-file cap, $4 seconds to wait for the answer): the processes left and FILES BYTES
+#: as one JSON line, then ``tar -c`` on a ``y`` from the driver; anything else, or none in time, ends it.
+_COLLECT = (_OTHERS + "src=$2 cap=$3; m=$(" + measure_script(readable_only=True) + "); "
+            'printf \'{"others": %s, "measure": "%s"}\\n\' "$n" "$m"; '
+            'a=$(timeout "$4" head -c 1); [ "$a" = y ] || exit 0; '
+            'cd "$0" && exec tar -c -f - -- "$1"')
 _REAP_ROUNDS = 3
+#: How long the collect exec waits for the driver's answer (it answers as soon as it read the line).
+_ANSWER_S = 60
+#: The report line is short; a longer one is no report.
+_REPORT_MAX = 512
 #: One line of tar's stderr is kept at most this long (a longer one is cut).
 _LINE_MAX = 8192
 
@@ -175,17 +196,58 @@ def _small(open_stream, argv: list[str], until: float) -> tuple[int | None, byte
     return code, out
 
 
-def quiesce(open_stream, tally: Tally) -> bool:
-    """Have PID 1 kill every other process of the pod; True once an exec saw
-    none left (False: the copy goes on, the tree may change under it)."""
-    for _ in range(_REAP_ROUNDS):
-        until = time.monotonic() + min(10.0, tally.remaining())
-        _small(open_stream, ["sh", "-c", f"kill -s {REAP_SIGNAL} 1; sleep 5"], until)  # killed with the rest
-        code, out = _small(open_stream, ["sh", "-c", _OTHERS], until)
-        if code == 0 and out.strip() == b"0":
-            return True
-        time.sleep(0.2)
-    return False
+def reap(open_stream, until: float) -> None:
+    """Have PID 1 SIGKILL every other process of the pod (this exec's shell with
+    them: its stream closing is the sign the kill was sent)."""
+    _small(open_stream, ["sh", "-c", f"kill -s {REAP_SIGNAL} 1; sleep 5"], until)
+
+
+def parse_report(line: bytes) -> tuple[int, tuple[int, int] | None] | None:
+    """(processes left, (files, bytes) or None) from :data:`_COLLECT`'s line; None when it is not one."""
+    try:
+        doc = json.loads(line.decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(doc, dict) or set(doc) != {"others", "measure"}:
+        return None
+    others, measure = doc["others"], doc["measure"]
+    if type(others) is not int or others < 0 or not isinstance(measure, str):
+        return None
+    return others, parse_measure(measure)
+
+
+def _report(stream: ExecStream, until: float) -> tuple[tuple[int, tuple[int, int] | None] | None, bytes]:
+    """Read the collect exec's line (nothing may follow it before the answer); (report or None, stderr)."""
+    out, err = b"", b""
+    while b"\n" not in out and len(out) <= _REPORT_MAX and stream.open and time.monotonic() < until:
+        o, e = stream.poll(0.2)
+        out, err = out + o, (err + e)[-4096:]
+    line, newline, rest = out.partition(b"\n")
+    return (parse_report(line) if newline and not rest else None), err
+
+
+def _collect_stream(open_stream, src: str, tally: Tally):
+    """Reap, then the collect exec, until it reports no process left
+    (:data:`_REAP_ROUNDS` rounds). (stream waiting for its answer, quiet,
+    measured, stderr so far); stream None when no round gave a report."""
+    parent, name = posixpath.split(src.rstrip("/") or "/")
+    argv = ["sh", "-c", _COLLECT, parent or "/", name or ".", src, str(tally.limits.max_file_bytes), str(_ANSWER_S)]
+    delay = 0.02
+    for last in [False] * (_REAP_ROUNDS - 1) + [True]:
+        reap(open_stream, time.monotonic() + min(10.0, tally.remaining()))
+        stream = open_stream(argv, True)
+        try:
+            report, err = _report(stream, time.monotonic() + min(60.0, tally.remaining()))
+        except BaseException:
+            stream.close()
+            raise
+        if report is not None and (report[0] == 0 or last):
+            return stream, report[0] == 0, report[1], err
+        stream.offer(b"n")
+        stream.close()
+        time.sleep(delay)  # what PID 1 is still killing gets a moment
+        delay *= 4
+    return None, False, None, b""
 
 
 def _measure(open_stream, src: str, tally: Tally) -> tuple[int, int] | None:
@@ -210,13 +272,22 @@ def copy_out(open_stream, src: str, dest: Path, limits: CollectLimits | None) ->
     tally = Tally(limits)
     dest = Path(dest)
     strip = src.rstrip("/").rsplit("/", 1)[-1]
-    quiet = quiesce(open_stream, tally)
-    measured = _measure(open_stream, src, tally)
+    stream, quiet, measured, err = _collect_stream(open_stream, src, tally)
+    if stream is None:  # no round reported: measure, then archive, each its own exec
+        measured = _measure(open_stream, src, tally)
     reason = over_cap(measured, limits)
     if reason:
+        if stream is not None:
+            stream.offer(b"n")
+            stream.close()
         return refuse_tree(dest, reason)
     expected = measured[0] if quiet and measured is not None else None
-    reader = open_archive(open_stream, src, tally, strip)
+    if stream is None:
+        reader = open_archive(open_stream, src, tally, strip)
+    else:
+        reader = ArchiveReader(stream, tally, strip)
+        reader.stderr = err  # for the message only: no tar line comes before the answer
+        stream.offer(b"y")
     # Held here: a collected BufferedReader would close the stream before its status arrives.
     buffered = io.BufferedReader(reader, 1 << 20)
     try:
@@ -231,8 +302,8 @@ def copy_out(open_stream, src: str, dest: Path, limits: CollectLimits | None) ->
             dest.mkdir()
             return refused_whole(f"the tree changed while it was collected: {text.strip()[-300:]}")
         if report.truncated:
-            if tally.remaining():
-                quiesce(open_stream, tally)  # stops the pod's tar: the rest is not wanted
+            if tally.remaining():  # stops the pod's tar: the rest is not wanted
+                reap(open_stream, time.monotonic() + min(10.0, tally.remaining()))
             return report
         try:
             code, text = reader.finish(time.monotonic() + max(5.0, tally.remaining()))

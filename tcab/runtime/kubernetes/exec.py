@@ -200,6 +200,14 @@ class ExecStream:
         for i in range(0, len(data), chunk):
             self.ws.write_channel(STDIN, data[i:i + chunk])
 
+    def offer(self, data: bytes) -> bool:
+        """Send ``data`` unless the stream is gone (a command that ended reads nothing more); False then."""
+        try:
+            self.send(data)
+            return True
+        except _dropped():
+            return False
+
     def close(self) -> None:
         try:
             self.ws.close()
