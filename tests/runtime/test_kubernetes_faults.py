@@ -243,3 +243,41 @@ def test_image_digest_comes_from_the_pods_image_id(kube_runtime, kube_standin, b
     assert info.id in info.digest
     assert info.ref == base_image and kube_runtime.ensure_image(base_image) == info
     _no_pods(kube_standin)
+
+
+@pytest.mark.timeout(120)
+def test_copy_out_is_the_reap_and_one_exec_and_leaves_nothing_running(kube_runtime, kube_standin, base_image,
+                                                                       tmp_path: Path) -> None:
+    # The process check, the measure and the archive share one exec after
+    # the reap (they were three: each a pod exec round trip), and the
+    # exec told "no" (a tree over the cap) does not stay waiting in the pod.
+    from tcab.runtime import CollectLimits
+
+    pod = kube_runtime.start(_spec(base_image, "two-execs"))
+    try:
+        assert kube_runtime.exec(pod, ["sh", "-c", "echo a > a.txt && mkdir d && head -c 5000 /dev/zero > d/b"]).ok
+        before = len(kube_standin.store.exec_urls)
+        report = kube_runtime.copy_out(pod, "/work", tmp_path / "out")
+        urls = kube_standin.store.exec_urls[before:]
+        assert report.files == 2 and report.refused == () and not report.truncated
+        assert (tmp_path / "out" / "d" / "b").stat().st_size == 5000
+        assert len(urls) == 2 and "RTMIN" in urls[0] and "tar" in urls[1], urls
+        over = kube_runtime.copy_out(pod, "/work", tmp_path / "over", CollectLimits(max_bytes=100))
+        assert over.truncated and "size cap" in over.refused[0].reason
+        time.sleep(0.5)  # the refused exec's shell has had its answer
+        ps = kube_runtime.exec(pod, ["ps", "-eo", "args"]).stdout
+        assert "head -c 1" not in ps and "timeout" not in ps and "tar -c" not in ps, ps
+    finally:
+        kube_runtime.remove(pod)
+    _no_pods(kube_standin)
+
+
+def test_the_collect_report_is_one_exact_line() -> None:
+    from tcab.runtime.kubernetes.copy import parse_report
+
+    assert parse_report(b'{"others": 0, "measure": "3 120"}') == (0, (3, 120))
+    assert parse_report(b'{"others": 2, "measure": ""}') == (2, None)  # measure unknown, not zero
+    for bad in (b'{"others": true, "measure": "1 1"}', b'{"others": -1, "measure": "1 1"}',
+                b'{"others": 0, "measure": "1 1", "x": 1}', b'{"others": 0}', b"[0]", b"0 1 2",
+                b'{"others": 0, "measure": 5}', b"\xff"):
+        assert parse_report(bad) is None, bad

@@ -81,6 +81,7 @@ class KubernetesRuntime:
         self._stream_core = client.CoreV1Api(client.ApiClient(configuration))
         self._stream_lock = threading.Lock()
         self._digests: dict[str, ImageInfo] = {}
+        self._pod_images: dict[str, ImageInfo] = {}  # by pod name, from the pod's own status
         self._never_pull: set[str] = set()
         self.namespace = self.settings.namespace
         try:
@@ -119,11 +120,14 @@ class KubernetesRuntime:
         return self._digests.get(ref) or ImageInfo(ref=ref, id="", digest="")
 
     def image_digest(self, container: str) -> ImageInfo:
-        """The image pod ``container`` runs, from its ``imageID``."""
+        """The image pod ``container`` runs, from its ``imageID`` (read once: a
+        pod's container never restarts, so its image cannot change)."""
+        if container in self._pod_images:
+            return self._pod_images[container]
         pod = self._read(container)
         image_id, digest = image_digest(pod)
         ref = ((pod.get("spec") or {}).get("containers") or [{}])[0].get("image") or ""
-        info = self._digests[ref] = ImageInfo(ref=ref, id=image_id, digest=digest)
+        info = self._digests[ref] = self._pod_images[container] = ImageInfo(ref=ref, id=image_id, digest=digest)
         return info
 
     # -- pods ---------------------------------------------------------------
@@ -152,7 +156,7 @@ class KubernetesRuntime:
         name = self._create(spec, pull_policy="Never" if spec.image in self._never_pull else "IfNotPresent")
         pod = self._wait(name)
         image_id, digest = image_digest(pod)
-        self._digests[spec.image] = ImageInfo(ref=spec.image, id=image_id, digest=digest)
+        self._digests[spec.image] = self._pod_images[name] = ImageInfo(ref=spec.image, id=image_id, digest=digest)
         return name
 
     def remove(self, container: str) -> None:
@@ -165,6 +169,7 @@ class KubernetesRuntime:
             except ApiException as exc:
                 if exc.status != 404:
                     raise
+        self._pod_images.pop(container, None)
 
     def list_run_containers(self, run_id: str | None = None) -> list[str]:
         selector = RUN_LABEL if run_id is None else f"{RUN_LABEL}={run_label(run_id)}"
