@@ -130,6 +130,7 @@ class DockerRuntime:
             with _engine(f"connect to {self.base_url}"):
                 self.api = docker.APIClient(base_url=self.base_url, timeout=timeout,
                                             version=os.environ.get("DOCKER_API_VERSION") or API_VERSION)
+                self.api.ping()  # a gone engine fails here, before a run begins (ms, unlike /version)
         except RuntimeBackendError as err:
             raise RuntimeBackendError(f"{err} (is the engine up? `make podman` starts Podman's socket)") from err.__cause__
 
