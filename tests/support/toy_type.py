@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from tcab.catalog.fields import Fields
-from tcab.results.columns import Column, TypeTable
 from tcab.catalog.paths import check_dest
+from tcab.results.columns import Column, TypeTable
 from tcab.tasks.after import AfterRunTask
 from tcab.testtypes import (
     AfterRun,
