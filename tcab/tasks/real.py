@@ -202,7 +202,7 @@ def validate(case, outcome: RunOutcome, settings: Settings, runtime: RuntimeChoi
     from tcab.runs import load_run
     from tcab.validation import validate_run
 
-    record = validate_run(settings, case, load_run(outcome.run_dir), runtime=runtime.open())
+    record = validate_run(settings, case, load_run(outcome.run_dir), runtime=runtime)
     db = open_db(settings.results_db)
     try:
         record_validation(db, record.row())
