@@ -7,7 +7,9 @@
    (`python -m tests.kube_standin`), pods are Podman containers, so the
    ratio is what the API round trips, the pod status polling and the exec
    WebSockets add over docker-py (the run's image digest is read from its
-   own pod: no probe pod).
+   own pod: no probe pod). The stage medians show where: a kubernetes copy
+   is an exec (docker's are archive calls), and copy-out is two execs (the
+   reap, then the check, measure and archive in one).
 2. A sweep of 8 such runs (`doit run` on a plan with `backend: kubernetes`)
    with `-n 1` and with `-n 4`: the speed-up, on a machine of os.cpu_count()
    cores (this one: 2, shared), where 4 pods at once mostly wait on Podman.
@@ -49,7 +51,7 @@ runs:
 """
 
 
-def one_run(settings, runtime) -> float:
+def one_run(settings, runtime, stages: dict[str, list[float]] | None = None) -> float:
     from tcab.catalog.resolve import resolve_case
     from tcab.harnesses import load_harness
     from tcab.runs import RunOptions, execute_run
@@ -59,6 +61,8 @@ def one_run(settings, runtime) -> float:
     record = execute_run(settings, case, case.variant(None), load_harness(settings.harnesses_dir, "noop"),
                          RunOptions(runtime=runtime))
     assert record.status == "completed", record.status_detail
+    for stage in record.stages if stages is not None else ():
+        stages.setdefault(stage.stage, []).append(stage.duration_s)
     return time.perf_counter() - t0
 
 
@@ -100,15 +104,20 @@ def main() -> None:
         docker = get_runtime("docker")
         one_run(settings, docker), one_run(settings, kube)  # warm, untimed
         d, k = [], []
+        ds: dict[str, list[float]] = {}
+        ks: dict[str, list[float]] = {}
         for _ in range(rounds):
-            d.append(one_run(settings, docker))
-            k.append(one_run(settings, kube))
+            d.append(one_run(settings, docker, ds))
+            k.append(one_run(settings, kube, ks))
         md, mk = statistics.median(d), statistics.median(k)
         print(f"machine: {os.cpu_count()} cores; rounds {rounds} (alternating); case {CASE}, harness noop")
         print(f"kubernetes client start (import + version + list + dry-run create): {connect:.2f} s, once per process")
         print(f"docker backend:     median {md:.3f} s  (min {min(d):.3f}, max {max(d):.3f})")
         print(f"kubernetes backend: median {mk:.3f} s  (min {min(k):.3f}, max {max(k):.3f})")
         print(f"ratio kubernetes / docker: {mk / md:.2f}x  (target <= 1.5x)")
+        print("stage medians, docker / kubernetes (s): " + ", ".join(
+            f"{name} {statistics.median(ds.get(name) or [0]):.3f}/{statistics.median(times):.3f}"
+            for name, times in ks.items()))
         plan = work / "benchmark.yaml"
         plan.write_text(PLAN)
         env["TCAB_PLAN"] = str(plan)
