@@ -11,8 +11,6 @@ ConfigError naming the key.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-
 from tcab.draw.colors import parse_background
 from tcab.draw.errors import ConfigError
 from tcab.draw.limits import (MAX_CONFIG_BYTES, MAX_FRAME_INDEX, MAX_FRAMES, MAX_LIVE_CHARS, MAX_PIXELS,
@@ -61,30 +59,57 @@ def check_template(value: object, *, frame: bool) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Live:
+class _Frozen:
+    """A small immutable value (equality, hash, repr, ``replace``) without
+    dataclasses, whose import would cost a fresh ``draw`` process ~10 ms."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; use .replace()")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, k) for k in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._values() == self._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
+
+    def replace(self, **changes: object):
+        """A copy with ``changes`` (checked again)."""
+        return type(self)(**{**{k: getattr(self, k) for k in self.__slots__}, **changes})
+
+
+class Live(_Frozen):
     """Where the tool streams its previews while a run is watched."""
 
-    url: str
-    token: str
+    __slots__ = ("url", "token")
+
+    def __init__(self, url: str, token: str) -> None:
+        object.__setattr__(self, "url", url)
+        object.__setattr__(self, "token", token)
 
 
-@dataclass(frozen=True, slots=True)
-class ToolConfig:
-    """The tool's config (``.tcab/draw.json``)."""
+class ToolConfig(_Frozen):
+    """The tool's config (``.tcab/draw.json``); immutable, checked when made
+    (ConfigError naming the key). ``replace(**changes)`` makes a changed copy."""
 
-    kind: str
-    width: int
-    height: int
-    background: str
-    actions: str
-    preview: str
-    layers: str
-    frames: tuple[int, ...] = ()
-    live: Live | None = None
-    version: int = CONFIG_VERSION
+    __slots__ = ("kind", "width", "height", "background", "actions", "preview", "layers", "frames", "live",
+                 "version")
 
-    def __post_init__(self) -> None:
+    def __init__(self, kind: str, width: int, height: int, background: str, actions: str, preview: str,
+                 layers: str, frames: tuple[int, ...] = (), live: Live | None = None,
+                 version: int = CONFIG_VERSION) -> None:
+        for key, value in (("kind", kind), ("width", width), ("height", height), ("background", background),
+                           ("actions", actions), ("preview", preview), ("layers", layers),
+                           ("frames", tuple(frames) if isinstance(frames, list) else frames), ("live", live),
+                           ("version", version)):
+            object.__setattr__(self, key, value)
         problem = self._problem()
         if problem:
             raise ConfigError(problem)

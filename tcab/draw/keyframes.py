@@ -14,8 +14,6 @@ rounding at the end (half up), so the host and the run image agree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 INTERPS = ("bezier", "constant", "linear", "ease-in", "ease-out", "ease-in-out")
 PROPERTIES = ("x", "y", "opacity", "rotation", "scale-x", "scale-y")
 _Q = 1 << 20  # fixed-point scale of bezier control points
@@ -23,13 +21,15 @@ _T = 24  # bits of the bezier parameter found by bisection
 _M = 1 << _T
 
 
-@dataclass(frozen=True, slots=True)
 class Keyframe:
-    frame: int
-    value: int
-    interp: str = "bezier"
-    handle_in: tuple[int, int] | None = None
-    handle_out: tuple[int, int] | None = None
+    """One key of a property (a plain class: the tool must start fast)."""
+
+    __slots__ = ("frame", "value", "interp", "handle_in", "handle_out")
+
+    def __init__(self, frame: int, value: int, interp: str = "bezier", handle_in: tuple[int, int] | None = None,
+                 handle_out: tuple[int, int] | None = None) -> None:
+        self.frame, self.value, self.interp, self.handle_in, self.handle_out = \
+            frame, value, interp, handle_in, handle_out
 
 
 def _round_div(num: int, den: int) -> int:

@@ -14,8 +14,6 @@ Keys in a log are the flag names with ``_`` for ``-`` (``--axis-x`` is ``axis_x`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tcab.draw import raster
 from tcab.draw.colors import parse_color
 from tcab.draw.errors import LogError
@@ -26,26 +24,26 @@ NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 MAX_NAME = 64
 
 
-@dataclass(frozen=True, slots=True)
 class Field:
-    key: str  # the log's key; the flag is --key with '-' for '_'
-    kind: str
-    help: str
-    default: object = None  # None: required (except kinds that may be null)
-    optional: bool = False  # may be omitted in the log (then ``default``)
+    """One field of an op: its log key (the flag is ``--key`` with ``-`` for ``_``),
+    its kind, its help, and whether it may be omitted (then ``default``).
+    (Plain classes, not dataclasses: a fresh ``draw`` process must start fast.)"""
 
-    @property
-    def flag(self) -> str:
-        return "--" + self.key.replace("_", "-")
+    __slots__ = ("key", "kind", "help", "default", "optional", "flag")
+
+    def __init__(self, key: str, kind: str, help: str, default: object = None, optional: bool = False) -> None:
+        self.key, self.kind, self.help, self.default, self.optional = key, kind, help, default, optional
+        self.flag = "--" + key.replace("_", "-")
 
 
-@dataclass(frozen=True, slots=True)
 class Op:
-    name: str
-    summary: str
-    fields: tuple[Field, ...]
-    canvas: bool  # a drawing op (goes to a frame's log, or to the layers log with --layer)
-    sheet_only: bool = False
+    """An operation: ``canvas`` ops draw (on a frame, or on a layer with --layer)."""
+
+    __slots__ = ("name", "summary", "fields", "canvas", "sheet_only")
+
+    def __init__(self, name: str, summary: str, fields: tuple[Field, ...], canvas: bool,
+                 sheet_only: bool = False) -> None:
+        self.name, self.summary, self.fields, self.canvas, self.sheet_only = name, summary, fields, canvas, sheet_only
 
 
 _COLOR = Field("color", "color", "colour, #rrggbb or #rrggbbaa (#rgb/#rgba too)")
