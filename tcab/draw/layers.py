@@ -17,7 +17,7 @@ from __future__ import annotations
 from tcab.draw import raster
 from tcab.draw.errors import LogError
 from tcab.draw.keyframes import Keyframe, evaluate
-from tcab.draw.limits import MAX_KEYFRAMES, MAX_LAYER_PIXELS, MAX_LAYERS
+from tcab.draw.limits import MAX_KEYFRAMES, MAX_LAYER_PIXELS, MAX_LAYERS, MAX_WORK
 from tcab.draw.ops import Op, draw
 
 _ONE = 1 << 16
@@ -133,6 +133,12 @@ class LayerSet:
                       key=lambda la: (la.z, la.order))
 
 
+def _spend(canvas: raster.Surface, units: int, layer: Layer) -> None:
+    canvas.work += units
+    if canvas.work > MAX_WORK:
+        raise LogError(f"layers: compositing {layer.name!r}: the drawing work passes {MAX_WORK} (MAX_WORK)")
+
+
 def composite(canvas: raster.Surface, layer: Layer, frame: int | None) -> None:
     """Draw ``layer`` over ``canvas`` with its transform at ``frame``, source-over."""
     x, y, opacity, rotation, sx, sy = layer.at(frame)
@@ -150,7 +156,6 @@ def composite(canvas: raster.Surface, layer: Layer, frame: int | None) -> None:
     if x0 >= x1 or y0 >= y1:
         return
     src, dst = layer.surface.buf, canvas.buf
-    canvas.work += (y1 - y0) * (x1 - x0)
     plain = rotation % 360 == 0 and sx == 100 and sy == 100
     dx_den, dy_den = 2 * _ONE * sx, 2 * _ONE * sy
     for py in range(y0, y1):
@@ -167,9 +172,12 @@ def composite(canvas: raster.Surface, layer: Layer, frame: int | None) -> None:
             segment = src[s0:s0 + (u1 - u0) * 4]
             if opacity == 255 and segment[3::4].count(255) == u1 - u0:  # all opaque: a copy
                 dst[d0:d0 + len(segment)] = segment
+                canvas.work += 1 + ((u1 - u0) >> 8)
                 continue
+            _spend(canvas, u1 - u0, layer)
             pairs = ((s0 + i * 4, d0 + i * 4) for i in range(u1 - u0))
         else:
+            _spend(canvas, x1 - x0, layer)  # before the row's Python steps, so a huge layer stops in time
             pairs = []
             for px in range(x0, x1):
                 px2 = 2 * px + 1 - cx2

@@ -4,8 +4,9 @@ Every operation replaces the pixels it touches (no blending: a log replays
 to an order-only image). Coordinates are signed and clipped arithmetically:
 the work of an operation is bounded by the surface, never by a radius, a
 length or a coordinate, so a circle of radius 2^62 costs one pass over the
-rows it covers. Each operation adds what it did (spans and pixels) to
-``surface.work``; the caller bounds the sum.
+rows it covers. Each operation adds what it did to ``surface.work``: one
+unit per span (a Python step) plus one per 256 pixels written (the copy
+itself); the caller bounds the sum.
 """
 
 from __future__ import annotations
@@ -31,13 +32,14 @@ class Surface:
 
 def _span(s: Surface, y: int, x0: int, x1: int, color: bytes) -> None:
     """Pixels x0..x1-1 of row y (already clipped, x0 < x1)."""
+    s.work += (x1 - x0) >> 8
     row = y * s.width
     s.buf[(row + x0) * 4:(row + x1) * 4] = color * (x1 - x0)
 
 
 def fill_background(s: Surface, color: bytes) -> None:
     s.buf[:] = color * (s.width * s.height)
-    s.work += s.height
+    s.work += 1 + (s.width * s.height >> 8)
 
 
 def set_pixel(s: Surface, x: int, y: int, color: bytes) -> None:
@@ -53,6 +55,7 @@ def fill_rect(s: Surface, x: int, y: int, w: int, h: int, color: bytes) -> None:
     if x0 >= x1 or y0 >= y1:
         s.work += 1
         return
+    s.work += (x1 - x0) * (y1 - y0) >> 8
     if x0 == 0 and x1 == s.width:  # whole rows: one slice
         s.buf[y0 * s.width * 4:y1 * s.width * 4] = color * ((y1 - y0) * s.width)
         s.work += 1
@@ -155,7 +158,7 @@ def mirror_horizontal(s: Surface, axis: int) -> None:
         row = y * s.width
         view[row + t0:row + t1] = view[row + xs0:row + xs1][::-1]
     view.release()
-    s.work += s.height
+    s.work += s.height + ((xs1 - xs0) * s.height >> 8)
 
 
 def _run_end(buf: bytearray, p: int, end: int, target: bytes, row: bytes) -> int:
@@ -211,7 +214,7 @@ def flood_fill(s: Surface, x: int, y: int, color: bytes) -> None:
             work += 1
         right = _run_end(buf, j, (row + width) * 4, target, full) // 4 - row  # exclusive
         buf[(row + left) * 4:(row + right) * 4] = color * (right - left)
-        work += 1
+        work += 1 + ((right - left) >> 8)
         for ny in (sy - 1, sy + 1):
             if 0 <= ny < height:
                 # one seed per run of the target colour in the neighbour row;
