@@ -177,7 +177,7 @@ def composite(canvas: raster.Surface, layer: Layer, frame: int | None) -> None:
             _spend(canvas, u1 - u0, layer)
             pairs = ((s0 + i * 4, d0 + i * 4) for i in range(u1 - u0))
         else:
-            _spend(canvas, x1 - x0, layer)  # before the row's Python steps, so a huge layer stops in time
+            _spend(canvas, 2 * (x1 - x0), layer)  # before the row's Python steps, so a huge layer stops in time
             pairs = []
             for px in range(x0, x1):
                 px2 = 2 * px + 1 - cx2

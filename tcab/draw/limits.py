@@ -31,10 +31,10 @@ MAX_INT = (1 << 63) - 1
 #: Layer scale, percent, either sign (0 draws nothing; negative flips).
 MAX_SCALE = 10_000
 #: The drawing work one regeneration may do, summed over every operation and
-#: frame: one unit per Python step (a span, a composited pixel) and one per 256
-#: pixels copied; ~0.5 us a unit, so a hostile log stops after ~10 s. An honest
-#: 10^4-op 256x256 sprite uses well under 5M.
-MAX_WORK = 20_000_000
+#: frame: one unit per Python step (a span; two per transformed pixel) and one
+#: per 256 pixels copied; ~2 us a unit, so a hostile log stops within ~10 s.
+#: An honest 10^4-op 256x256 sprite uses a few hundred thousand.
+MAX_WORK = 5_000_000
 #: Largest config file, and the longest path template or live URL/token in it.
 MAX_CONFIG_BYTES = 64 << 10
 MAX_TEMPLATE_CHARS = 256

@@ -102,59 +102,65 @@ def _int_in(value: object, lo: int, hi: int) -> bool:
     return type(value) is int and lo <= value <= hi
 
 
+def show(value: object) -> str:
+    """``repr(value)``, cut short: a message never carries a 4,000-digit number."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def check_value(kind: str, value: object) -> object:
     """The stored form of ``value`` for a field of ``kind``; ValueError saying what is expected."""
     if kind == "coord":
         if _int_in(value, -MAX_INT, MAX_INT):
             return value
-        raise ValueError(f"expected an integer (|v| <= 2^63-1), got {value!r}")
+        raise ValueError(f"expected an integer (|v| <= 2^63-1), got {show(value)}")
     if kind == "size":
         if _int_in(value, 0, MAX_INT):
             return value
-        raise ValueError(f"expected an integer >= 0, got {value!r}")
+        raise ValueError(f"expected an integer >= 0, got {show(value)}")
     if kind == "extent":
         if _int_in(value, 1, MAX_SIDE):
             return value
-        raise ValueError(f"expected an integer from 1 to {MAX_SIDE}, got {value!r}")
+        raise ValueError(f"expected an integer from 1 to {MAX_SIDE}, got {show(value)}")
     if kind == "byte":
         if _int_in(value, 0, 255):
             return value
-        raise ValueError(f"expected an integer from 0 to 255, got {value!r}")
+        raise ValueError(f"expected an integer from 0 to 255, got {show(value)}")
     if kind == "scale":
         if _int_in(value, -MAX_SCALE, MAX_SCALE):
             return value
-        raise ValueError(f"expected an integer from {-MAX_SCALE} to {MAX_SCALE} (percent), got {value!r}")
+        raise ValueError(f"expected an integer from {-MAX_SCALE} to {MAX_SCALE} (percent), got {show(value)}")
     if kind == "z":
         if _int_in(value, -(1 << 31), 1 << 31):
             return value
-        raise ValueError(f"expected an integer from -2^31 to 2^31, got {value!r}")
+        raise ValueError(f"expected an integer from -2^31 to 2^31, got {show(value)}")
     if kind == "frame":
         if _int_in(value, 0, MAX_FRAME_INDEX):
             return value
-        raise ValueError(f"expected a frame index from 0 to {MAX_FRAME_INDEX}, got {value!r}")
+        raise ValueError(f"expected a frame index from 0 to {MAX_FRAME_INDEX}, got {show(value)}")
     if kind == "color":
         rgba = parse_color(value)
         if rgba is None:
-            raise ValueError(f"expected a colour #rrggbb or #rrggbbaa, got {value!r}")
+            raise ValueError(f"expected a colour #rrggbb or #rrggbbaa, got {show(value)}")
         return rgba
     if kind == "name":
         if isinstance(value, str) and 1 <= len(value) <= MAX_NAME and all(c in NAME_CHARS for c in value):
             return value
-        raise ValueError(f"expected a layer name (letters, digits, '-', '_', '.'; 1 to {MAX_NAME}), got {value!r}")
+        raise ValueError(f"expected a layer name (letters, digits, '-', '_', '.'; 1 to {MAX_NAME}), got {show(value)}")
     if kind == "property":
         if value in PROPERTIES:
             return value
-        raise ValueError(f"expected one of {', '.join(PROPERTIES)}, got {value!r}")
+        raise ValueError(f"expected one of {', '.join(PROPERTIES)}, got {show(value)}")
     if kind == "interp":
         if value in INTERPS:
             return value
-        raise ValueError(f"expected one of {', '.join(INTERPS)}, got {value!r}")
+        raise ValueError(f"expected one of {', '.join(INTERPS)}, got {show(value)}")
     if kind == "handle":
         if value is None:
             return None
         if isinstance(value, list) and len(value) == 2 and all(_int_in(v, -MAX_INT, MAX_INT) for v in value):
             return (value[0], value[1])
-        raise ValueError(f"expected null or [dframes, dvalue] (integers), got {value!r}")
+        raise ValueError(f"expected null or [dframes, dvalue] (integers), got {show(value)}")
     raise AssertionError(kind)
 
 
