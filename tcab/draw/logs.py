@@ -23,29 +23,50 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number this log may hold")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def parse_log(data: bytes, label: str, *, layered: bool, max_ops: int = MAX_OPS) -> list[tuple[Op, dict]]:
     """The checked operations of a log's bytes; LogError ``<label>: op N: ...``."""
     if len(data) > MAX_LOG_BYTES:
         raise LogError(f"{label}: {len(data)} bytes, over the {MAX_LOG_BYTES}-byte limit (MAX_LOG_BYTES)")
     if data.count(b"\n") > max_ops + 1:
         raise LogError(f"{label}: more than {max_ops} operations (MAX_OPS)")
-    ops: list[tuple[Op, dict]] = []
+    lines: list[tuple[int, bytes]] = []
     for number, line in enumerate(data.split(b"\n"), 1):
         if not line.strip():
             continue
-        where = f"{label}: op {len(ops) + 1} (line {number})"
-        if len(ops) >= max_ops:
+        where = f"{label}: op {len(lines) + 1} (line {number})"
+        if len(lines) >= max_ops:
             raise LogError(f"{where}: more than {max_ops} operations (MAX_OPS)")
         if len(line) > MAX_LINE_BYTES:
             raise LogError(f"{where}: {len(line)} bytes, over the {MAX_LINE_BYTES}-byte line limit")
         if line.count(b"[") + line.count(b"{") > MAX_NESTING:
             raise LogError(f"{where}: nested deeper than {MAX_NESTING} brackets")
-        try:
-            obj = json.loads(line, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-            raise LogError(f"{where}: not valid JSON: {exc}") from None
-        ops.append(check_op(obj, where, layered=layered))
-    return ops
+        lines.append((number, line))
+    objects = _all_at_once(lines)
+    if objects is None:  # something does not parse: find which line, and say so
+        objects = [_one(line, f"{label}: op {i} (line {number})") for i, (number, line) in enumerate(lines, 1)]
+    return [check_op(obj, f"{label}: op {i} (line {number})", layered=layered)
+            for i, ((number, _), obj) in enumerate(zip(lines, objects), 1)]
+
+
+def _all_at_once(lines: list[tuple[int, bytes]]) -> list | None:
+    """Every line's value from one parse of them as a JSON array (the C
+    scanner once, not once a line); None when that is not exactly one value a
+    line, so the slow path names the culprit."""
+    try:
+        values = _DECODER.decode("[" + b",".join(line for _, line in lines).decode("utf-8") + "]")
+    except (ValueError, RecursionError):
+        return None
+    return values if len(values) == len(lines) else None
+
+
+def _one(line: bytes, where: str) -> object:
+    try:
+        return _DECODER.decode(line.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise LogError(f"{where}: not valid JSON: {exc}") from None
 
 
 def read_log_file(path: str, max_bytes: int = MAX_LOG_BYTES) -> bytes:
