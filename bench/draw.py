@@ -55,7 +55,7 @@ def random_ops(count: int, size: int, seed: int = 7) -> list[tuple[str, dict]]:
     rng = random.Random(seed)
     ops = []
     for _ in range(count):
-        color = "#%08x" % rng.getrandbits(32)
+        color = f"#{rng.getrandbits(32):08x}"
         kind = rng.random()
         if kind < 0.4:
             ops.append(("fill-rect", {"x": rng.randrange(-10, size), "y": rng.randrange(-10, size),
@@ -204,8 +204,9 @@ def numpy_baseline(log: bytes, size: int) -> bytes:
 
 
 def regeneration(rounds: int) -> tuple[float, float, int]:
-    from PIL import Image
     import io
+
+    from PIL import Image
 
     size = 256
     log = log_bytes(random_ops(10_000, size))

@@ -11,10 +11,19 @@ ConfigError naming the key.
 from __future__ import annotations
 
 import json
+
 from tcab.draw.colors import parse_background
 from tcab.draw.errors import ConfigError
-from tcab.draw.limits import (MAX_CONFIG_BYTES, MAX_FRAME_INDEX, MAX_FRAMES, MAX_LIVE_CHARS, MAX_PIXELS,
-                              MAX_SHEET_PIXELS, MAX_SIDE, MAX_TEMPLATE_CHARS)
+from tcab.draw.limits import (
+    MAX_CONFIG_BYTES,
+    MAX_FRAME_INDEX,
+    MAX_FRAMES,
+    MAX_LIVE_CHARS,
+    MAX_PIXELS,
+    MAX_SHEET_PIXELS,
+    MAX_SIDE,
+    MAX_TEMPLATE_CHARS,
+)
 
 CONFIG_VERSION = 1
 KINDS = ("sprite", "sprite-sheet")

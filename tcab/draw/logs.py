@@ -48,7 +48,7 @@ def parse_log(data: bytes, label: str, *, layered: bool, max_ops: int = MAX_OPS)
     if objects is None:  # something does not parse: find which line, and say so
         objects = [_one(line, f"{label}: op {i} (line {number})") for i, (number, line) in enumerate(lines, 1)]
     return [check_op(obj, f"{label}: op {i} (line {number})", layered=layered)
-            for i, ((number, _), obj) in enumerate(zip(lines, objects), 1)]
+            for i, ((number, _), obj) in enumerate(zip(lines, objects, strict=True), 1)]
 
 
 def _all_at_once(lines: list[tuple[int, bytes]]) -> list | None:

@@ -69,7 +69,7 @@ def test_a_sprite_drawn_op_by_op_regenerates_to_its_preview(tmp_path, capsys) ->
         ["clear-layer", "--name", "ball"],
         ["fill-rect", "--layer", "ball", "--x", "0", "--y", "0", "--width", "3", "--height", "3", "--color", "#f00"],
     ]
-    for i, argv in enumerate(calls):
+    for argv in calls:
         code, out, err = run(ws, *argv, capsys=capsys)
         assert (code, err) == (0, ""), argv
         assert "recorded as op" in out and argv[0] in out
