@@ -5,6 +5,10 @@ byte (containers/sprite*, tcab/draw). Needs Podman and `make images`."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from pathlib import Path
+
 import pytest
 
 from tcab.draw import VERSION, blank_png
@@ -110,3 +114,14 @@ def test_draw_sheet_in_the_sprite_sheet_image(podman_runtime, container, tmp_pat
     for frame, data in frames.items():
         assert data == (out / config.preview_path(frame)).read_bytes(), frame
     assert len(set(frames.values())) == 6  # the ball moves
+
+
+def test_the_images_carry_this_checkouts_library(podman_runtime, container) -> None:
+    here = Path(__file__).resolve().parents[2] / "tcab/draw"
+    want = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(here.glob("*.py"))}
+    script = ("import hashlib, pathlib, json; print(json.dumps({p.name: hashlib.sha256(p.read_bytes()).hexdigest() "
+              "for p in sorted(pathlib.Path('/usr/local/lib/tcab-draw/tcab/draw').glob('*.py'))}))")
+    for kind in ("sprite", "sprite-sheet"):
+        res = podman_runtime.exec(container(kind), ["python3", "-c", script])
+        assert res.ok, res.output
+        assert json.loads(res.stdout) == want, f"{kind}: the image's tcab/draw is not this checkout's; run `make images`"
