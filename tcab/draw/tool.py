@@ -32,7 +32,7 @@ def _frame(ws, text: str | None, *, needed: bool) -> int | None:
             raise UsageError("--frame: required (which frame to draw on)")
         return None
     try:
-        frame = int(text) if text.lstrip("-").isdigit() else None
+        frame = int(text) if text.isascii() and text.lstrip("-").isdigit() else None
     except ValueError:
         frame = None
     if frame is None or frame not in config.frames:
