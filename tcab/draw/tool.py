@@ -116,6 +116,7 @@ def record(ws, op: Op, values: dict, parsed, tool: str) -> int:
             canvas, count = replay_canvas(config, new, label, surface=cached[0]), cached[1] + 1
         grown = data + (b"" if not data or data.endswith(b"\n") else b"\n") + line
         image = finish(canvas.copy(), layers, frame)
+        os.makedirs(os.path.dirname(ws.file(label)), exist_ok=True)  # a frames/ folder the model removed
         append_line(ws.file(label), line)
         cache.store(cache_file, config, grown, canvas, count)
         preview = _write_preview(ws, frame, image)
@@ -141,6 +142,7 @@ def record(ws, op: Op, values: dict, parsed, tool: str) -> int:
         raise UsageError(f"--frame: {checked['frame']} is not a frame of this sheet "
                          f"(frames: {', '.join(map(str, config.frames))})")
     images = [(frame, _render(ws, frame, layers)) for frame in config.frame_keys()]
+    os.makedirs(os.path.dirname(ws.file(config.layers)), exist_ok=True)
     append_line(ws.file(config.layers), line)
     for frame, image in images:
         _write_preview(ws, frame, image)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -319,3 +320,20 @@ def test_the_console_scripts_start_as_a_fresh_process(tmp_path) -> None:
     done = subprocess.run([sys.executable, "-c", script, "fill-rect", "--color", "#abc"], env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and done.stderr == "draw fill-rect: --x: required (also missing: --y, --width, --height)\n"
+
+
+def test_a_removed_frames_folder_is_made_again(tmp_path, capsys) -> None:
+    ws = workspace(tmp_path, sheet=True)
+    run(ws, "init", sheet=True, capsys=capsys)
+    shutil.rmtree(ws / "frames")
+    code, _, err = run(ws, "set-pixel", "--frame", "2", "--x", "0", "--y", "0", "--color", "#fff", sheet=True,
+                       capsys=capsys)
+    assert (code, err) == (0, "") and (ws / "frames/2.actions.json").read_bytes().count(b"\n") == 1
+    assert regenerated_frames_match(ws, (2,))
+
+
+def regenerated_frames_match(ws: Path, frames: tuple[int, ...]) -> bool:
+    config = ToolConfig.from_json((ws / ".tcab/draw.json").read_bytes())
+    out = regenerate(config, lambda frame: (ws / config.actions_path(frame)).read_bytes()
+                     if (ws / config.actions_path(frame)).exists() else b"", b"")
+    return all(out[f] == (ws / config.preview_path(f)).read_bytes() for f in frames)
