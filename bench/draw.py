@@ -3,8 +3,9 @@
 1. One `draw fill-rect` call as a fresh process against `python3 -c pass`
    (target <= 3x), on an empty log and at 1,000 recorded operations
    (target <= 5x). Both run the same interpreter with the same flags: here
-   on the host (a launcher like the image's, `-I -S`, bytecode compiled once
-   into a private cache), and, when the image is built, inside
+   on the host (a launcher like the image's, `-I -S`; and both with the site
+   packages, as a console script starts), bytecode compiled once, and, when
+   the image is built, inside
    `test-cabinet-sprite` itself (the real `draw` against its `python3`),
    timed by a loop in the container so `podman exec` is not in the figure.
    Rounds alternate the two commands to share any drift; medians of wall
@@ -43,7 +44,7 @@ from tcab.draw.logs import op_line  # noqa: E402
 from tcab.draw.regenerate import regenerate  # noqa: E402
 
 FILL_RECT = ["fill-rect", "--x", "3", "--y", "4", "--width", "10", "--height", "6", "--color", "#c46bff"]
-LAUNCHER = """#!{python} -IS
+LAUNCHER = """#!{python}{flags}
 import sys
 sys.path.insert(0, {root!r})
 from tcab.draw.cli import main_sprite
@@ -95,15 +96,19 @@ def timed(argv: list[str], cwd: Path, env: dict) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def host_processes(rounds: int) -> list[tuple[str, float, float, float, float]]:
+def host_processes(rounds: int, isolated: bool) -> list[tuple[str, float, float, float, float]]:
+    """``isolated``: both with -I -S (as in the image); else both with the site
+    packages, the way a console script of an installed tcab starts."""
     tmp = Path(tempfile.mkdtemp(prefix="tcab-bench-draw-"))
     try:
-        env = {**os.environ, "PYTHONPYCACHEPREFIX": str(tmp / "pycache")}
+        # -I ignores PYTHONPYCACHEPREFIX: the isolated launcher reads tcab/draw/__pycache__ (gitignored)
+        env = {**os.environ} if isolated else {**os.environ, "PYTHONPYCACHEPREFIX": str(tmp / "pycache")}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "tcab/draw")], env=env, check=True,
                        stdout=subprocess.DEVNULL)
         launcher = tmp / "draw"
-        launcher.write_text(LAUNCHER.format(python=sys.executable, root=str(ROOT)))
+        launcher.write_text(LAUNCHER.format(python=sys.executable, flags=" -IS" if isolated else "",
+                                            root=str(ROOT)))
         launcher.chmod(0o755)
         rows = []
         for label, ops in (("empty log", 0), ("1,000 recorded ops", 1000)):
@@ -111,7 +116,7 @@ def host_processes(rounds: int) -> list[tuple[str, float, float, float, float]]:
             subprocess.run([str(launcher), *FILL_RECT], cwd=ws, env=env, check=True, stdout=subprocess.DEVNULL)
             base, draw = [], []
             for _ in range(rounds):
-                base.append(timed([sys.executable, "-I", "-S", "-c", "pass"], ws, env))
+                base.append(timed([sys.executable, *(["-I", "-S"] if isolated else []), "-c", "pass"], ws, env))
                 draw.append(timed([str(launcher), *FILL_RECT], ws, env))
             rows.append((label, statistics.median(w for w, _ in base), statistics.median(w for w, _ in draw),
                          statistics.median(c for _, c in base), statistics.median(c for _, c in draw)))
@@ -240,7 +245,8 @@ def main() -> None:
             print(f"{where}, {label}: python3 -c pass {base_w * 1000:.1f} ms, draw fill-rect {draw_w * 1000:.1f} ms"
                   f" -> {draw_w / base_w:.2f}x wall, {draw_c / max(base_c, 1e-6):.2f}x CPU (target <= {target}x)")
 
-    show("host (-I -S)", host_processes(args.rounds))
+    show("host, both -I -S", host_processes(args.rounds, True))
+    show("host, both with site", host_processes(args.rounds, False))
     if not args.no_container:
         rows = container_processes(args.rounds)
         if rows:
