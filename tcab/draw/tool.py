@@ -16,7 +16,7 @@ from tcab.draw.colors import parse_background
 from tcab.draw.errors import LogError, UsageError
 from tcab.draw.layers import LayerSet
 from tcab.draw.logs import append_line, op_line, parse_log, read_log_file, write_atomic
-from tcab.draw.ops import Op
+from tcab.draw.ops import Op, check_op
 from tcab.draw.raster import Surface
 from tcab.draw.regenerate import finish, replay_canvas, replay_layers
 
@@ -106,7 +106,7 @@ def record(ws, op: Op, values: dict, parsed, tool: str) -> int:
         if op.name == "mirror-horizontal" and values["axis_x"] is None:
             values["axis_x"] = config.width // 2
         line = op_line(op.name, values)
-        new = parse_log(line, "the new operation", layered=False)
+        new = [check_op({"op": op.name, **values}, "the new operation", layered=False)]
         cache_file = cache.path_for(ws.path, frame)
         cached = cache.load(cache_file, config, data)
         if cached is None:  # replay the whole log (and check it: a hand-edited log is refused here)
@@ -133,7 +133,7 @@ def record(ws, op: Op, values: dict, parsed, tool: str) -> int:
         if op.name == "mirror-horizontal" and values["axis_x"] is None:
             values["axis_x"] = target.width // 2
     line = op_line(op.name, values)
-    ((checked_op, checked),) = parse_log(line, "the new operation", layered=True)
+    checked_op, checked = check_op({"op": op.name, **values}, "the new operation", layered=True)
     try:
         layers.apply(checked_op, checked, "the new operation", sheet=config.sheet)
     except LogError as exc:
