@@ -11,7 +11,6 @@ itself); the caller bounds the sum.
 
 from __future__ import annotations
 
-from array import array
 from math import isqrt
 
 
@@ -136,7 +135,6 @@ def _line_runs(s: Surface, major_x: bool, start: int, step: int, other: int, lo:
     step where the minor coordinate changes is solved for, not walked to."""
     width, height = s.width, s.height
     view = None if major_x else memoryview(s.buf).cast("I")
-    one = memoryview(color).cast("I")[0] if view is not None else 0
     i = lo
     while i <= hi:
         k = (two_d * i + length) // two_l
@@ -155,7 +153,8 @@ def _line_runs(s: Surface, major_x: bool, start: int, step: int, other: int, lo:
             if 0 <= b < height:
                 _span(s, b, a0, a1 + 1, color)
         elif 0 <= b < width:
-            view[a0 * width + b:a1 * width + b + 1:width] = array("I", [one]) * (a1 - a0 + 1)
+            # one column: a strided slice of 32-bit pixels (no array module: it loads collections)
+            view[a0 * width + b:a1 * width + b + 1:width] = memoryview(color * (a1 - a0 + 1)).cast("I")
         i = end + 1
     if view is not None:
         view.release()

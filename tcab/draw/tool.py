@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 
-from tcab.draw import cache, png
+from tcab.draw import cache
 from tcab.draw.colors import parse_background
 from tcab.draw.errors import LogError, UsageError
 from tcab.draw.layers import LayerSet
@@ -213,5 +213,3 @@ def render(ws, parsed, tool: str) -> int:
     print(f"render: {log} ({len(ops)} ops) -> {out} ({width}x{height}); the log is unchanged")
     return 0
 
-
-_ = png  # the PNG module is loaded here once for every path above
