@@ -157,14 +157,13 @@ def _bounded_int(f: Fields, key: str, *, required: bool, minimum: int, maximum: 
 
 
 def _seeded_folders(data: dict[str, Any]) -> list[str]:
-    """The version-relative folders seeding copies whole (or lays over a run)."""
-    out = []
-    for key in ("workspace", "solution", "assets"):
-        value = data.get(key)
-        rel = normalize(value) if isinstance(value, str) else None
-        if rel:
-            out.append(rel)
-    return out
+    """The version-relative folders and files seeding copies (or lays over a
+    run): the workspace, solution and assets folders and every [[spec]] source."""
+    values = [data.get(key) for key in ("workspace", "solution", "assets")]
+    specs = data.get("spec")
+    if isinstance(specs, list):
+        values += [s.get("source") for s in specs if isinstance(s, dict)]
+    return [rel for rel in (normalize(v) if isinstance(v, str) else None for v in values) if rel]
 
 
 def _case_file(c: Fields, key: str, root: Path, seeded: list[str]) -> tuple[str | None, Any]:
@@ -217,7 +216,7 @@ def _cases(f: Fields, source: Source, root: Path, data: dict[str, Any], input_sc
     validator = Validator(input_schema) if input_schema is not None else None
     out, seen = [], set()
     for index, table in enumerate(tables):
-        c = Fields(table, source, ("input", "expected", "kind", "fuel_runway"), table="case", index=index)
+        c = Fields(table, source, ("input", "expected", "kind", "fuel_runway"), table="case", index=index + 1)
         rel_in, scenario = _case_file(c, "input", root, seeded)
         rel_out, expected = _case_file(c, "expected", root, seeded)
         kind = c.choice("kind", KINDS) if "kind" in table else "stress"
