@@ -18,6 +18,7 @@ back bounded, never through a link; a damaged one is scored again).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -127,8 +128,13 @@ class Score:
         return score
 
 
+@functools.cache
+def _fingerprint() -> str:
+    return engine_fingerprint()  # reads wasmtime's distribution metadata: once per process
+
+
 def score_key(module_sha256: str, scenarios: Scenarios, load: LoadLimits) -> str:
-    doc = [SCORER_VERSION, engine_fingerprint(), module_sha256, scenarios.digest, repr(load)]
+    doc = [SCORER_VERSION, _fingerprint(), module_sha256, scenarios.digest, repr(load)]
     return hashlib.sha256(json.dumps(doc, separators=(",", ":")).encode()).hexdigest()
 
 
@@ -147,21 +153,58 @@ def _one(wasm: bytes, digest: str, held: Held, scenarios: Scenarios, schema: Val
     return CaseScore(sc.name, sc.kind, verdict.status, ran.fuel, verdict.detail, verdict.mismatch_tick)
 
 
+_validators: dict[str, Validator] = {}
+
+
+def _validator(schema: bytes) -> Validator:
+    """The compiled output schema, once per process (compiling costs more than
+    scoring a small scenario)."""
+    key = sha256_hex(schema)
+    found = _validators.get(key)
+    if found is None:
+        if len(_validators) >= 64:
+            _validators.clear()
+        found = _validators[key] = Validator(json.loads(schema))
+    return found
+
+
+class _Once:
+    """The cache as one score's scenarios see it: the module is checked and
+    compiled (or refused) by the first scenario; the others reuse the verdict
+    (the bytes are the same, so the preflight's answer is too)."""
+
+    def __init__(self, cache: ModuleCache):
+        self.cache = cache
+        self.found: object = None
+        self.failed: BaseException | None = None
+
+    def load(self, wasm: bytes, digest: str | None = None, limits: LoadLimits | None = None):
+        if self.failed is not None:
+            raise self.failed
+        if self.found is None:
+            try:
+                self.found = self.cache.load(wasm, digest, limits)
+            except Exception as exc:  # the sandbox classifies it (NotWasm, ModuleRejected, WasmtimeError)
+                self.failed = exc
+                raise
+        return self.found
+
+
 def score_module(wasm: bytes, scenarios: Scenarios, cache: ModuleCache | None = None,
                  load: LoadLimits | None = None) -> Score:
     """Score ``wasm`` on ``scenarios`` (smoke, then stress). Never raises for the module's faults."""
-    cache = cache or ModuleCache()
+    once = _Once(cache or ModuleCache())
     load = load or LoadLimits.from_env()
     digest = sha256_hex(wasm)
-    schema = Validator(json.loads(scenarios.output_schema))
+    schema = _validator(scenarios.output_schema)
     results: dict[int, CaseScore] = {}
     smoke = [(i, h) for i, h in enumerate(scenarios.held) if h.scenario.kind == "smoke"]
     stress = [(i, h) for i, h in enumerate(scenarios.held) if h.scenario.kind == "stress"]
     for i, held in smoke:
-        results[i] = _one(wasm, digest, held, scenarios, schema, cache, load)
+        results[i] = _one(wasm, digest, held, scenarios, schema, once, load)
     smoke_ok = all(results[i].status == "correct" for i, _ in smoke)
     for i, held in stress:
-        results[i] = _one(wasm, digest, held, scenarios, schema, cache, load) if smoke_ok else \
+        results[i] = _one(wasm, digest, held, scenarios, schema, once, load) if smoke_ok else \
             CaseScore(held.scenario.name, "stress", "skipped", None, "a smoke scenario failed (phase 1)")
     cases = tuple(results[i] for i in range(len(scenarios.held)))
     correct = all(c.status == "correct" for c in cases)
