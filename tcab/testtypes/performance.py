@@ -101,6 +101,7 @@ class Performance(TestType):
     evaluation_record: ClassVar[str | None] = "tcab.performance.score:ScoreRecord"
     report_columns: ClassVar[tuple[str, ...]] = ("builds", "perf_correct", "fuel_best", "fuel_median",
                                                  "efficiency")
+    report_table: ClassVar[str | None] = "tcab.testtypes.performance_report:TABLE"
 
     def parse_section(self, p: SectionInput) -> ParsedSection:
         return ParsedSection(_parse(p))

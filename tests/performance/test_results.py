@@ -74,6 +74,18 @@ def test_terminal_csv_and_json_show_the_columns(filled) -> None:
     assert any(r.get("fuel_best") == 50_000_000 for r in data["groups"][0]["runs"])
 
 
+def test_the_type_table_lists_each_run_with_its_efficiency(filled) -> None:
+    env = {"TCAB_RESULTS": str(filled.parent)}
+    text = CliRunner().invoke(cli, ["report"], env=env, catch_exceptions=False).output
+    assert "Performance scores" in text and "first failing scenario" in text and "life: mismatch" in text
+    out = CliRunner().invoke(cli, ["report", "--csv", "--table", "perf-scores"], env=env,
+                             catch_exceptions=False).output
+    rows = {r["run_id"]: r for r in csv.DictReader(io.StringIO(out))}
+    assert float(rows["ref-1"]["efficiency"]) == 1.0 and float(rows["cl-2"]["efficiency"]) == pytest.approx(50 / 300)
+    assert rows["cl-3"]["total_fuel"] == "200000000" and rows["cx-1"]["status"] == "no_module"
+    assert list(rows)[:4] == ["ref-1", "cl-1", "cl-3", "cl-2"]  # cheapest first
+
+
 def test_an_unknown_status_or_key_is_refused(tmp_path) -> None:
     db = open_db(tmp_path / "r.db")
     try:
