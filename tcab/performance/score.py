@@ -35,7 +35,12 @@ from tcab.errors import ArenaError
 from tcab.performance.sandbox import run_once
 from tcab.performance.verdict import judge
 from tcab.reading import read_bytes
-from tcab.testtypes.performance import MAX_CASE_BYTES, MAX_SCHEMA_BYTES, PerformanceSection, Scenario
+from tcab.testtypes.performance import (
+    MAX_CASE_BYTES,
+    MAX_SCHEMA_BYTES,
+    PerformanceSection,
+    Scenario,
+)
 
 #: Bump when a verdict of the same inputs could change (the cache key holds it).
 SCORER_VERSION = 1

@@ -13,7 +13,13 @@ from click.testing import CliRunner
 from tcab.catalog.typetable import report_columns
 from tcab.cli import cli
 from tcab.errors import ResultsError
-from tcab.results import SCHEMA_VERSION, open_db, record_performance_score, record_run, schema_version
+from tcab.results import (
+    SCHEMA_VERSION,
+    open_db,
+    record_performance_score,
+    record_run,
+    schema_version,
+)
 from tcab.results.report import build_report, connect
 from tests.support.results_rows import run_row
 
