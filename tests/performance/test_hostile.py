@@ -58,6 +58,11 @@ def test_a_1_gb_output_is_refused_before_it_is_copied(smoke) -> None:
     assert case.status == "bad_output"
 
 
+def test_an_output_over_1_mib_inside_memory_is_refused_by_its_size(smoke) -> None:
+    case = _one(engine(packed(0, 3 << 19), memory=32), smoke)  # 1.5 MiB of a 2 MiB memory
+    assert case.status == "bad_output" and "exceeds 1048576 bytes" in case.detail
+
+
 def test_malformed_json(smoke) -> None:
     bad = b'{"snapshots": [ nope'
     case = _one(engine(packed(0, len(bad)), data=bad), smoke)
