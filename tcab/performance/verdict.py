@@ -18,34 +18,34 @@ from tcab.testtypes.performance import snapshots_problem
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
+class Judgement:
     status: str                       # correct | mismatch | bad_output
     detail: str = ""
     mismatch_tick: int | None = None  # the first expected tick not matched
 
 
-def judge(output: bytes, expected: dict[str, Any], schema: Validator) -> Verdict:
+def judge(output: bytes, expected: dict[str, Any], schema: Validator) -> Judgement:
     try:
         doc = orjson.loads(output)  # rejects invalid UTF-8 as well
     except orjson.JSONDecodeError as exc:
-        return Verdict("bad_output", f"output is not UTF-8 JSON: {exc}")
+        return Judgement("bad_output", f"output is not UTF-8 JSON: {exc}")
     try:
         schema(doc)
     except ValueError as exc:  # fastjsonschema's JsonSchemaException
-        return Verdict("bad_output", f"output does not match the output schema: {str(exc)[:300]}")
+        return Judgement("bad_output", f"output does not match the output schema: {str(exc)[:300]}")
     why = snapshots_problem(doc)
     if why is not None:
-        return Verdict("bad_output", f"output: {why}")
+        return Judgement("bad_output", f"output: {why}")
     got, want = doc["snapshots"], expected["snapshots"]
     for i, snap in enumerate(want):
         if i >= len(got):
-            return Verdict("mismatch", f"{len(got)} snapshots, {len(want)} expected", snap["tick"])
+            return Judgement("mismatch", f"{len(got)} snapshots, {len(want)} expected", snap["tick"])
         if got[i]["tick"] != snap["tick"]:
-            return Verdict("mismatch", f"snapshot {i} is of tick {got[i]['tick']}, tick {snap['tick']} expected",
+            return Judgement("mismatch", f"snapshot {i} is of tick {got[i]['tick']}, tick {snap['tick']} expected",
                            snap["tick"])
         if got[i]["checksum"] != snap["checksum"]:
-            return Verdict("mismatch", f"tick {snap['tick']}: checksum {got[i]['checksum'][:16]}, "
+            return Judgement("mismatch", f"tick {snap['tick']}: checksum {got[i]['checksum'][:16]}, "
                                        f"{snap['checksum']} expected", snap["tick"])
     if len(got) > len(want):
-        return Verdict("mismatch", f"{len(got)} snapshots, {len(want)} expected", None)
-    return Verdict("correct")
+        return Judgement("mismatch", f"{len(got)} snapshots, {len(want)} expected", None)
+    return Judgement("correct")
