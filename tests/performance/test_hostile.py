@@ -42,6 +42,7 @@ def _one(wasm: bytes, scenarios):
 
 
 def test_an_infinite_loop_is_stopped_by_fuel_at_the_runway(smoke) -> None:
+    smoke = dataclasses.replace(smoke, fuel_limit=50_000_000)  # the case's 2e9 would take seconds to burn
     case = _one(engine("(loop $l (br $l)) " + packed(0, len(OUT))), smoke)
     budget = smoke.fuel_limit * smoke.held[0].scenario.fuel_runway
     assert case.status == "out_of_fuel" and case.fuel == budget
