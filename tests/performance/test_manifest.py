@@ -164,3 +164,13 @@ def test_an_expected_file_of_the_wrong_shape_is_refused(tmp_path) -> None:
     found = _problems(root)
     assert any('snapshots[0]: expected {"tick": integer, "checksum": string}' in p for p in found), found
     assert os.path.exists(root / "test-case.toml")
+
+
+def test_entry_defaults_to_simulate_and_runway_to_1(tmp_path) -> None:
+    root = _copy(tmp_path)
+    _edit(root, 'entry = "simulate"\n', "")
+    _edit(root, 'expected = "cases/stress/maze.expected.json"\nfuel_runway = 4',
+          'expected = "cases/stress/maze.expected.json"')
+    case, problems = load_version(root)
+    assert problems == [] and case.section.contract.entry == "simulate"
+    assert case.section.cases[-1].fuel_runway == 1 and case.section.cases[-1].kind == "stress"
