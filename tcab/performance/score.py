@@ -12,21 +12,24 @@ A score is a pure function of (the module's sha256, the scenarios' digest:
 :func:`Scenarios.digest` over the entry, the sandbox, the output schema and
 every scenario's files, kind and runway), plus the scorer's own version and
 the engine's fingerprint. :func:`cached_score` keeps it under
-``build/scores/<key>.json`` and returns the stored one for the same key (read
-back bounded, never through a link; a damaged one is scored again).
+``build/scores/<key>.json`` with the HMAC of this host's key (a restored
+``build/`` is input: a forged score is never believed) and returns the stored
+one for the same key (read back bounded, never through a link; a damaged or
+foreign one is scored again).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from tcab.arena.engine import ModuleCache, sha256_hex
+from tcab.arena.engine import ModuleCache, host_mac, sha256_hex
 from tcab.arena.preflight import LoadLimits
 from tcab.arena.wasm import engine_fingerprint
 from tcab.atomic import write_cache_bytes
@@ -224,13 +227,17 @@ def cached_score(build_dir: Path, wasm: bytes, scenarios: Scenarios, cache: Modu
     key = score_key(sha256_hex(wasm), scenarios, load)
     path = build_dir / "scores" / f"{key}.json"
     try:
-        found = Score.from_json(json.loads(read_bytes(path, MAX_SCORE_BYTES, follow=False, what="score")))
-        if found.key == key:
-            return found, True
+        data = read_bytes(path, MAX_SCORE_BYTES, follow=False, what="score")
+        mac, body = bytes.fromhex(data[:64].decode("ascii")), data[65:]
+        if hmac.compare_digest(mac, host_mac(path.name, body)):
+            found = Score.from_json(json.loads(body))
+            if found.key == key:
+                return found, True
     except (OSError, ValueError, TypeError, KeyError):
-        pass  # absent or damaged: scored again
+        pass  # absent, damaged or not this host's: scored again
     score = score_module(wasm, scenarios, cache, load)
-    write_cache_bytes(path, json.dumps(score.to_json(), indent=1, sort_keys=True).encode())
+    body = json.dumps(score.to_json(), indent=1, sort_keys=True).encode()
+    write_cache_bytes(path, host_mac(path.name, body).hex().encode() + b"\n" + body)
     return score, False
 
 

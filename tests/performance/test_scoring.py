@@ -71,8 +71,15 @@ def test_a_score_is_cached_by_module_and_scenarios_digest(torus, engines, tmp_pa
                                                                                  fuel_runway=2)),)
     other, hit = cached_score(tmp_path, engines["fast"], dataclasses.replace(scenarios, held=held))
     assert not hit and other.key != first.key
-    # A damaged cache file is scored again, never trusted.
+    # A damaged cache file is scored again, never trusted; so is a forged one
+    # (a better score written without this host's key).
     path = tmp_path / "scores" / f"{first.key}.json"
     path.write_text('{"key": "forged"')
     again, hit = cached_score(tmp_path, engines["fast"], scenarios)
     assert not hit and again == first
+    head, _, body = path.read_bytes().partition(b"\n")
+    doc = json.loads(body)
+    doc["total_fuel"] = 1
+    path.write_bytes(head + b"\n" + json.dumps(doc).encode())
+    again, hit = cached_score(tmp_path, engines["fast"], scenarios)
+    assert not hit and again.total_fuel == first.total_fuel
