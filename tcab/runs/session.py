@@ -233,7 +233,7 @@ class RunState:
     def _prepare(self, log: RunLog) -> None:
         rt, out = self.runtime, self.out
         image = self._step(log, "pull", lambda: rt.ensure_image(self.image_ref))
-        spec = ContainerSpec(image=image.ref, run_id=self.run_id, host_gateway=self.options.preview)
+        spec = ContainerSpec(image=image.ref, run_id=self.run_id, host_gateway=self.options.watch is not None)
 
         def start() -> None:
             self.container = rt.start(spec)

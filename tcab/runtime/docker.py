@@ -220,20 +220,24 @@ class DockerRuntime:
         return cid
 
     def _host_gateway(self) -> str:
-        """What ``host.docker.internal`` maps to. Docker Engine understands
-        the magic ``host-gateway``; Podman 4.3 writes it verbatim into
-        /etc/hosts, so there we use the run network's gateway address. (The
-        firewall rejects it too, until the preview listener's hook opens
-        its port: containers/run-network.sh.)"""
+        """What ``host.docker.internal`` maps to: the run network's gateway
+        address, on Docker Engine and Podman alike (Docker's magic
+        ``host-gateway`` would be docker0's address, which a watch's listener
+        does not bind; Podman 4.3 writes the magic word verbatim into
+        /etc/hosts). The firewall rejects it too, except for a watched run's
+        listener port (containers/run-network.sh, tcab.watch.firewall)."""
         with _engine("find the host gateway address"):
-            version = self.api.version()
-            if not any("podman" in c.get("Name", "").lower() for c in version.get("Components") or []):
-                return "host-gateway"
             net = self.api.inspect_network(self.network)
             for config in (net.get("IPAM") or {}).get("Config") or []:
                 if config.get("Gateway"):
                     return config["Gateway"]
         raise RuntimeBackendError(f"docker runtime: the {self.network} network has no gateway address")
+
+    def preview_address(self) -> str:
+        """The run network's gateway: what a watched run's container reaches as
+        host.docker.internal, and so the one address its listener binds."""
+        self._check_network()
+        return self._host_gateway()
 
     def remove(self, container: str) -> None:
         import docker.errors  # optional dependency (see library_errors)

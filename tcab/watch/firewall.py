@@ -89,9 +89,15 @@ def rules() -> list[str]:
 
 
 def remove_stale() -> int:
-    """Delete the rules whose owning tcab process is gone; how many."""
+    """Delete the rules whose owning tcab process is gone; how many (0 on a
+    host without the chain, or where iptables cannot be read: not root)."""
+    if shutil.which("iptables") is None:
+        return 0
+    listed = _iptables("-S", CHAIN, check=False)
+    if listed.returncode != 0:
+        return 0
     removed = 0
-    for line in rules():
+    for line in [ln for ln in listed.stdout.splitlines() if ln.startswith(f"-A {CHAIN} ")]:
         owner = _OWNER.search(line)
         if owner is None:
             continue  # not ours: left alone
