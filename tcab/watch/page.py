@@ -41,7 +41,8 @@ class Page:
         self.board = board
         assets = {"/watch.js": ("text/javascript", _static("watch.js")),
                   "/watch.css": ("text/css", _static("watch.css")),
-                  "/": ("text/html; charset=utf-8", _HTML.encode())}
+                  "/": ("text/html; charset=utf-8", _HTML.encode()),
+                  "/favicon.ico": ("image/x-icon", b"")}  # the browser asks; an empty one, not a 404
         page = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
