@@ -122,3 +122,21 @@ def test_a_rule_left_by_a_killed_tcab_is_removed(podman_runtime) -> None:
         assert remove_stale_rules() == 0  # idempotent
     finally:
         subprocess.run(["iptables", "-w", "-D", CHAIN, *spec], capture_output=True)
+
+
+@pytest.mark.timeout(300)
+def test_a_sweeps_seed_is_staged_not_written_to(settings, toy_case, scripted, podman_runtime, tmp_path) -> None:
+    """A sweep hands the run its seed task's repository (a doit target): the
+    live block goes into a staged copy, which is removed after the run."""
+    from tcab.runs import SeededRepo
+    from tcab.seeding.cache import seed_from_cache, store_dir
+
+    made = seed_from_cache(store_dir(settings.build_dir), toy_case, toy_case.variant(None), tmp_path / "seed")
+    before = sorted(p.relative_to(made.path) for p in made.path.rglob("*"))
+    given = SeededRepo(made.path, made.commit, "the prompt", "d" * 64)
+    record = execute_run(settings, toy_case, toy_case.variant(None), scripted("cat .tcab/live.json"),
+                         RunOptions(runtime=podman_runtime, watch=Watch(), seed=given))
+    assert record.status == "completed", record.status_detail
+    assert "host.docker.internal:" in (record.run_dir / "raw.jsonl").read_text()
+    assert sorted(p.relative_to(made.path) for p in made.path.rglob("*")) == before
+    assert not (settings.tmp_dir / "run-seeds" / f"{record.id}-watched").exists()
