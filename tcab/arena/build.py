@@ -264,7 +264,7 @@ def build_run(settings: Settings, case: CaseVersion, run: RunRecord, *,
     key = f"run-{run.id}"
     started = time.perf_counter()
     try:
-        rt = open_runtime(runtime)
+        rt = open_runtime(runtime, max_runtime_s=limits.lifetime_s())
         image = rt.ensure_image(resolve_image("adversarial"))
         if image_digest is None:
             image = image if image.digest else digest_on(rt, image.ref)

@@ -18,7 +18,9 @@ class attributes and methods:
 - ``after_run``: the doit tasks it contributes after each run (:class:`AfterRun`);
 - ``evaluation_record``: ``"module:Class"`` of the record its evaluation
   writes, and ``evaluate_command`` the ``tcab`` command that evaluates one run;
-- ``report_columns``: the keys of its report columns (``tcab.results.columns``);
+- ``report_columns``: the keys of its report columns (``tcab.results.columns``),
+  and ``report_table``: ``"module:object"`` of a ``TypeTable``, a table of
+  its own in every group of its cases (its columns and the query of its rows);
 - ``reviewed`` and :meth:`review_material`: what a reviewer grades;
 - ``view_panel``: ``"module:function"`` of its panel in ``tcab view``;
 - :meth:`watch_setup`: what a watched run's workspace gets so that the run's
@@ -127,6 +129,7 @@ class TestType:
     evaluation_record: ClassVar[str | None] = None
     evaluate_command: ClassVar[str | None] = None
     report_columns: ClassVar[tuple[str, ...]] = ()
+    report_table: ClassVar[str | None] = None
     reviewed: ClassVar[bool] = False
     view_panel: ClassVar[str | None] = None
 

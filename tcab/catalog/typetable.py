@@ -106,4 +106,21 @@ def report_columns(name: str) -> tuple[str, ...]:
     return get_type(name).report_columns if is_type(name) else ()
 
 
-__all__ = ["BUILTIN", "ENV", "extra_types", "get_type", "is_type", "report_columns", "type_names"]
+def report_table(name: str):
+    """The table of its own the test type ``name`` adds to the report (a
+    :class:`tcab.results.columns.TypeTable`, imported from its
+    ``report_table`` string), or None: also for a type no longer known."""
+    target = get_type(name).report_table if is_type(name) else None
+    if target is None:
+        return None
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def report_table_keys() -> tuple[str, ...]:
+    """The keys of every known type's own report table (``tcab report --table``)."""
+    return tuple(t.key for t in (report_table(n) for n in type_names()) if t is not None)
+
+
+__all__ = ["BUILTIN", "ENV", "extra_types", "get_type", "is_type", "report_columns", "report_table",
+           "report_table_keys", "type_names"]

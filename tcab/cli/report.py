@@ -18,8 +18,9 @@ from tcab.settings import Settings
 @click.option("--harness", help="Only runs of this harness.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole report as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print one table (see --table) as CSV.")
-@click.option("--table", type=click.Choice(CSV_TABLES), default="runs", show_default=True,
-              help="The table --csv prints.")
+@click.option("--table", default="runs", show_default=True, metavar="TABLE",
+              help=f"The table --csv prints: {', '.join(CSV_TABLES)}, or a test type's own "
+                   "(the key of a table a test type adds; a bad name lists them).")
 @click.option("--html", "html_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Also write a static report (index.html with charts) into this folder.")
 @click.pass_obj
@@ -40,18 +41,21 @@ def report(settings: Settings, db_path: Path | None, case: str | None, variant: 
 
     Exit codes: 0 report printed, 2 no database or a bad option.
     """
-    from tcab.catalog.typetable import report_columns
+    from tcab.catalog.typetable import report_columns, report_table, report_table_keys
     from tcab.results.html import write_html
     from tcab.results.report import Filters, build_report, connect
     from tcab.view.player import export_replay
 
     if as_json and as_csv:
         raise click.UsageError("--json and --csv are exclusive: choose one")
+    if as_csv and table not in CSV_TABLES and table not in report_table_keys():
+        known = ", ".join((*CSV_TABLES, *report_table_keys()))
+        raise click.BadParameter(f"no table {table!r}; expected one of {known}", param_hint="'--table'")
     path = (db_path or settings.results_db).resolve()
     conn = connect(path)
     try:
         result = build_report(conn, Filters(case=case, variant=variant, harness=harness),
-                              database=str(path), type_columns=report_columns)
+                              database=str(path), type_columns=report_columns, type_table=report_table)
         written = write_html(result, conn, html_dir, path.parent, settings.catalog_dir,
                                        export_replay=export_replay) if html_dir else None
     finally:

@@ -44,6 +44,22 @@ class Column:
 
 
 @dataclass(frozen=True, slots=True)
+class TypeTable:
+    """A table a test type adds to its groups (``TestType.report_table``).
+
+    ``rows(conn, (case, version, variant), filters)`` returns the group's
+    rows (dataclasses: JSON carries them as they are) from results.db, read
+    only; ``columns`` draw them like any other table's, in every presenter
+    (terminal, HTML, ``tcab view``) and CSV (``tcab report --csv --table KEY``).
+    Column keys are the type's own: prefix them with the table's key."""
+
+    key: str
+    title: str
+    columns: tuple[Column, ...]
+    rows: Callable[..., Sequence[Any]]
+
+
+@dataclass(frozen=True, slots=True)
 class Table:
     """One table of a group as every presenter draws it."""
 
@@ -211,6 +227,10 @@ def group_tables(group: GroupReport) -> list[Table]:
             out.append(Table(key, title, shown_columns(key, rows, group.type_columns), tuple(rows), subject))
 
     add("runs", "Runs", group.runs)
+    for own in group.type_tables:
+        if own.rows:
+            shown = tuple(c for c in own.columns if c.shown and (c.when is None or c.when(own.rows)))
+            out.append(Table(own.key, own.title, shown, own.rows))
     add("baselines", "Baselines", group.baselines)
     for t in group.tournaments:
         add("standings", f"Tournament {t.id} · {t.structure or '?'} · {t.rounds or '?'} rounds · "

@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tcab.errors import ResultsError
 from tcab.results.schema import RUN_STATUSES, SCHEMA_VERSION
@@ -120,6 +121,18 @@ class ReviewSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class TypeRows:
+    """A test type's own table for one group (its ``report_table``): the key
+    and title it is shown under, its columns (:class:`tcab.results.columns.Column`,
+    left out of JSON) and its rows (dataclasses, as the type's query made them)."""
+
+    key: str
+    title: str
+    columns: tuple = field(default=(), metadata={"json": False})
+    rows: tuple = ()
+
+
+@dataclass(frozen=True, slots=True)
 class GroupReport:
     """Everything recorded for one (case, version, variant)."""
 
@@ -133,6 +146,7 @@ class GroupReport:
     players: tuple[PlayerSummary, ...] = ()
     tournaments: tuple[TournamentReport, ...] = ()
     reviews: tuple[ReviewSummary, ...] = ()
+    type_tables: tuple[TypeRows, ...] = ()  # the tables its test type adds (report_table)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,12 +193,15 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), database: str = "",
-                 type_columns: Callable[[str], tuple[str, ...]] = lambda case_type: ()) -> Report:
+                 type_columns: Callable[[str], tuple[str, ...]] = lambda case_type: (),
+                 type_table: Callable[[str], Any] = lambda case_type: None) -> Report:
     """Run every report query on ``conn`` and assemble the per-group report.
 
-    ``type_columns`` gives the report columns a test type declares (the
-    commands pass :func:`tcab.catalog.typetable.report_columns`; the results
-    layer sits below the test types and does not ask them itself).
+    ``type_columns`` gives the report columns a test type declares and
+    ``type_table`` the table of its own it adds, or None (a
+    :class:`tcab.results.columns.TypeTable`; the commands pass
+    :func:`tcab.catalog.typetable.report_columns` and ``report_table``: the
+    results layer sits below the test types and does not ask them itself).
     """
     groups: dict[tuple[str, str, str], dict] = {}
 
@@ -212,13 +229,19 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), databas
             row = conn.execute("SELECT case_type FROM runs WHERE case_slug = ? AND case_version = ? LIMIT 1",
                                key[:2]).fetchone()
             types[key[:2]] = row[0] if row else None
+    def own_tables(key: tuple[str, str, str]) -> tuple[TypeRows, ...]:
+        table = type_table(types[key[:2]]) if types.get(key[:2]) else None
+        if table is None:
+            return ()
+        return (TypeRows(table.key, table.title, table.columns, tuple(table.rows(conn, key, filters))),)
+
     reports = tuple(
         GroupReport(
             case_slug=key[0], case_version=key[1], variant=key[2], case_type=types.get(key[:2]),
             type_columns=type_columns(types[key[:2]]) if types.get(key[:2]) else (),
             runs=tuple(parts["runs"]), baselines=tuple(baselines.get(key[:2], ())),
             players=tuple(parts["players"]), tournaments=tuple(parts["tournaments"]),
-            reviews=tuple(parts["reviews"]),
+            reviews=tuple(parts["reviews"]), type_tables=own_tables(key),
         )
         for key, parts in sorted(groups.items())
     )

@@ -75,6 +75,13 @@ class BuildLimits:
                 kind = "number" if name == "timeout_s" else "integer"
                 raise ValueError(f"BuildLimits.{name}: expected a finite positive {kind}, got {value!r}")
 
+    def lifetime_s(self, extra_s: float = 0.0) -> float:
+        """The longest a build container may live: its install and build
+        steps (``timeout_s`` each), the probe, and ``extra_s`` of the
+        caller's own steps. A kubernetes pod's leak guard
+        (activeDeadlineSeconds) comes from here, not from a run's default."""
+        return 2 * self.timeout_s + PROBE_TIMEOUT_S + extra_s
+
 
 @dataclass(frozen=True, slots=True)
 class BuildStep:

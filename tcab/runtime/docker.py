@@ -35,16 +35,7 @@ from tcab.runtime.base import (
     ExecResult,
     ImageInfo,
 )
-from tcab.runtime.collect import (
-    REAP_COMMAND,
-    Tally,
-    extract_tree,
-    measure_command,
-    over_cap,
-    parse_measure,
-    prune_deep,
-    refuse_tree,
-)
+from tcab.runtime.collect import Tally, extract_tree, over_cap, refuse_tree, settle
 from tcab.runtime.exec import run_exec
 from tcab.runtime.pack import pack_tree
 
@@ -53,6 +44,12 @@ DEFAULT_SOCKET = "unix:///run/tcab/podman.sock"
 #: overrides it): ``containers/run-network.sh`` creates it and rejects what
 #: its containers send to the host's own addresses (docs/security.md).
 RUN_NETWORK = "tcab-run"
+#: The Engine API version spoken. Fixed rather than "auto": negotiating asks
+#: the engine's /version, which Podman answers by probing its whole stack
+#: (0.4-0.9 s, more than the rest of a run's API calls together). 1.41 is
+#: what Podman 4 implements and what Docker Engine 20.10+ accepts; the
+#: standard DOCKER_API_VERSION variable overrides it.
+API_VERSION = "1.41"
 
 
 def library_errors() -> tuple[type[BaseException], ...]:
@@ -131,7 +128,9 @@ class DockerRuntime:
         self._network_checked = False
         try:
             with _engine(f"connect to {self.base_url}"):
-                self.api = docker.APIClient(base_url=self.base_url, timeout=timeout, version="auto")
+                self.api = docker.APIClient(base_url=self.base_url, timeout=timeout,
+                                            version=os.environ.get("DOCKER_API_VERSION") or API_VERSION)
+                self.api.ping()  # a gone engine fails here, before a run begins (ms, unlike /version)
         except RuntimeBackendError as err:
             raise RuntimeBackendError(f"{err} (is the engine up? `make podman` starts Podman's socket)") from err.__cause__
 
@@ -318,13 +317,10 @@ class DockerRuntime:
         strip = src.rstrip("/").rsplit("/", 1)[-1]
         limits = limits or CollectLimits()
         tally = Tally(limits)
-        # As root (which the run user cannot signal): no process of the run
-        # is left to change the tree while the engine archives it.
-        self.exec(container, [*REAP_COMMAND, RUN_USER], ExecOptions(user="root", workdir="/", timeout_s=30))
-        prune_deep(self, container, src, limits, tally)  # paths the engine could not archive
-        measured = self.exec(container, measure_command(src, limits), ExecOptions(
-            user="root", workdir="/", timeout_s=max(1.0, min(120.0, tally.remaining())), tail_bytes=256))
-        reason = over_cap(parse_measure(measured.stdout), limits) if measured.ok else None
+        # One root exec (which the run user cannot signal): no process of the
+        # run is left to change the tree while the engine archives it, paths
+        # the engine could not archive are pruned, and the tree is measured.
+        reason = over_cap(settle(self, container, src, limits, tally, RUN_USER), limits)
         if reason:
             return refuse_tree(Path(dest), reason)
         stream = self.open_archive(container, src)

@@ -199,7 +199,7 @@ def verify_replays(case, variant: str, replays: list[Path]) -> list[dict[str, An
 def report(settings: Settings, out_dir: Path) -> None:
     """Write the static HTML report of results.db into ``out_dir``."""
     # In the function: the report's templates; `doit list` must not pay for it.
-    from tcab.catalog.typetable import report_columns
+    from tcab.catalog.typetable import report_columns, report_table
     from tcab.results.html import write_html
     from tcab.results.report import Filters, build_report, connect
     from tcab.view.player import export_replay
@@ -207,8 +207,9 @@ def report(settings: Settings, out_dir: Path) -> None:
     path = settings.results_db.resolve()
     conn = connect(path)
     try:
-        write_html(build_report(conn, Filters(), database=str(path), type_columns=report_columns), conn, out_dir, path.parent,
-                   settings.catalog_dir, export_replay=export_replay)
+        report = build_report(conn, Filters(), database=str(path), type_columns=report_columns,
+                              type_table=report_table)
+        write_html(report, conn, out_dir, path.parent, settings.catalog_dir, export_replay=export_replay)
     finally:
         conn.close()
 
@@ -220,7 +221,7 @@ def validate(case, outcome: RunOutcome, settings: Settings, runtime: RuntimeChoi
     from tcab.runs import load_run
     from tcab.validation import validate_run
 
-    record = validate_run(settings, case, load_run(outcome.run_dir), runtime=runtime.open())
+    record = validate_run(settings, case, load_run(outcome.run_dir), runtime=runtime)
     db = open_db(settings.results_db)
     try:
         record_validation(db, record.row())

@@ -52,8 +52,9 @@ from tcab.errors import RuntimeBackendError, ValidationError
 from tcab.outcomes import validated_run
 from tcab.runs.record import RunRecord
 from tcab.runs.secrets import Redactor
-from tcab.runtime import BuildLimits, CollectLimits, Runtime, get_runtime
+from tcab.runtime import BuildLimits, CollectLimits, Runtime
 from tcab.runtime.build import BUILD_TIMEOUT_S
+from tcab.runtime.choice import RuntimeChoice, open_runtime
 from tcab.settings import Settings
 from tcab.validation.case_checks import case_check_specs
 from tcab.validation.checks import CheckLimits, CheckSpec, ViewCheckResult, check_specs, run_checks
@@ -102,7 +103,8 @@ def _views(case: CaseVersion, variant: str) -> list[View]:
     return views or [View("page", *DEFAULT_VIEWPORT)]
 
 
-def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runtime: str | Runtime = "docker",
+def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *,
+                 runtime: str | RuntimeChoice | Runtime = "docker",
                  timeout_s: float = BUILD_TIMEOUT_S, limits: CollectLimits | None = None,
                  settle_s: float | None = None, browser: BrowserLimits | None = None,
                  checks: Sequence[CheckSpec] | None = None, check_limits: CheckLimits | None = None,
@@ -111,7 +113,8 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *, runti
     """Build and check ``run`` (a run of ``case``); return the record (also
     written to ``<run>/validation/validation.json``).
 
-    ``runtime`` is a backend name or a ``Runtime``; ``timeout_s`` bounds each
+    ``runtime`` is a backend name, a ``RuntimeChoice`` (opened with the
+    build container's lifetime as its leak guard) or a ``Runtime``; ``timeout_s`` bounds each
     of install and build, ``limits`` the output folder copied out, ``browser``
     the browser check (``settle_s``, when given, overrides its ``settle_s``);
     ``checks`` (default: the case's ``[[check]]``s) are run on the site
@@ -181,7 +184,7 @@ class _Outcome:
     toolchain: tuple[ToolResult, ...] = ()
 
 
-def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, dest: Path,
+def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | RuntimeChoice | Runtime, dest: Path,
                      build_limits: BuildLimits, collect: CollectLimits, browser: BrowserLimits,
                      toolchain: ToolchainLimits, redactor: Redactor,
                      checks: tuple[CheckSpec, ...] = (), check_limits: CheckLimits | None = None) -> _Outcome:
@@ -190,7 +193,8 @@ def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | Runtime, 
     ``catastrophic`` (:func:`~tcab.validation.record.judge`)."""
     out = _Outcome()
     try:
-        rt = get_runtime(runtime) if isinstance(runtime, str) else runtime
+        steps = len(case.section.toolchain.commands()) if case.section.toolchain else 0
+        rt = open_runtime(runtime, max_runtime_s=build_limits.lifetime_s(steps * toolchain.timeout_s))
         site = build_site(rt, run.tree, case.build, dest, container_name=f"validate-{run.id}",
                           limits=build_limits, collect=collect, toolchain=case.section.toolchain,
                           toolchain_limits=toolchain, redactor=redactor)

@@ -24,8 +24,8 @@ MAX_CONNECTIONS = 8
 MAX_FRAMES_PER_SECOND = 30
 #: Width and height of a frame's image (its IHDR), each.
 MAX_SIDE = 4096
-#: A sheet's frame index (the header's ``frame``), exclusive.
-MAX_FRAME_INDEX = 4096
+#: A sheet frame's index (the header's ``frame``), exclusive: the draw tool's own cap, plus one.
+MAX_FRAME_INDEX = 10_000
 #: Characters of the header's ``op``.
 MAX_OP_CHARS = 64
 #: Bytes of frames a watch keeps for its page (the latest of each sheet frame).

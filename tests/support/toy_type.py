@@ -12,11 +12,11 @@ word = "tally"          # the word; seeded as TOY.md, so the agent can read it
 
 Its runs use the ``base-wasm`` image; seeding adds ``TOY.md``; after each
 run a sweep scores it (``score:<run>``), writing a :class:`ToyScore` to
-``results/sweep/toy-scores/<run>.json``; its report column is ``score`` and
-its panel in ``tcab view`` shows the answer file's first line. A toy run
-can be watched: ``watch_setup`` writes the live endpoint to
-``.tcab/live.json`` (``url``, ``token``) for a scripted session to send
-frames to (tests/watch).
+``results/sweep/toy-scores/<run>.json``; its report table (``toy-scores``) shows
+each scored run's score, and its panel in ``tcab view`` shows the answer
+file's first line. A toy run can be watched: ``watch_setup`` writes the live
+endpoint to ``.tcab/live.json`` (``url``, ``token``) for a scripted session
+to send frames to (tests/watch).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import ClassVar
 
 from tcab.catalog.fields import Fields
 from tcab.catalog.paths import check_dest
+from tcab.results.columns import Column, TypeTable
 from tcab.tasks.after import AfterRunTask
 from tcab.testtypes import (
     AfterRun,
@@ -66,7 +67,7 @@ class ToyType(TestType):
     run_image: ClassVar[str] = "base-wasm"
     after_run: ClassVar[tuple[AfterRun, ...]] = (AfterRun("score", "tests.support.toy_type:SCORE"),)
     evaluation_record: ClassVar[str | None] = "tests.support.toy_type:ToyScore"
-    report_columns: ClassVar[tuple[str, ...]] = ("score",)
+    report_table: ClassVar[str | None] = "tests.support.toy_type:SCORES_TABLE"
     view_panel: ClassVar[str | None] = "tests.support.toy_type:panel"
 
     def parse_section(self, p: SectionInput) -> ParsedSection:
@@ -129,6 +130,42 @@ SCORE = AfterRunTask(
     record=score_record,
     inputs=score_inputs,
     action=score_run,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRow:
+    """One scored toy run of a report group."""
+
+    run_id: str
+    harness: str
+    score: float
+
+
+def score_rows(conn, key: tuple[str, str, str], filters) -> list[ScoreRow]:
+    """The group's scored runs: its runs in results.db, their scores from the
+    records the ``score:`` tasks wrote beside it (results/sweep/toy-scores/)."""
+    db = Path(conn.execute("PRAGMA database_list").fetchone()[2])
+    runs = dict(conn.execute("SELECT id, harness FROM runs WHERE case_slug = ? AND case_version = ? AND variant = ?",
+                             key).fetchall())
+    rows = []
+    for path in sorted((db.parent / "sweep" / "toy-scores").rglob("*.json")):
+        doc = json.loads(path.read_text())
+        if doc["run_id"] in runs:
+            rows.append(ScoreRow(doc["run_id"], runs[doc["run_id"]], doc["score"]))
+    return rows
+
+
+SCORES_TABLE = TypeTable(
+    key="toy-scores", title="Toy scores",
+    columns=(
+        Column("toy_run", "run", "toy-scores", lambda r: r.run_id, (("run_id", lambda r: r.run_id),), align="left"),
+        Column("toy_harness", "harness", "toy-scores", lambda r: r.harness, (("harness", lambda r: r.harness),),
+               align="left"),
+        Column("toy_score", "score", "toy-scores", lambda r: f"{r.score:g}", (("score", lambda r: r.score),),
+               tone=lambda r: "good" if r.score == 1.0 else "bad"),
+    ),
+    rows=score_rows,
 )
 
 

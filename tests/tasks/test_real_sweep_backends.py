@@ -6,6 +6,8 @@ must record the same; a second sweep must have nothing to do."""
 
 from __future__ import annotations
 
+import math
+
 import os
 import sqlite3
 import subprocess
@@ -151,6 +153,17 @@ def test_a_kubernetes_sweep_builds_and_validates_on_kubernetes(podman_runtime, k
     labels = [p["metadata"]["labels"]["org.tcab.run-id"] for p in kube_standin.store.created[created:]]
     assert {runs["capture"], runs["lights-out"], f"build-{runs['capture']}",
             f"validate-{runs['lights-out']}"} <= set(labels), labels
+    # A build's or validation's pod is bounded by that container's own
+    # lifetime (BuildLimits.lifetime_s), not by a run's 24 h default.
+    from tcab.runtime.build import PROBE_TIMEOUT_S, BuildLimits
+    from tcab.runtime.kubernetes.config import DEADLINE_MARGIN_S, DEFAULT_MAX_RUNTIME_S
+
+    deadlines = {p["metadata"]["labels"]["org.tcab.run-id"]: p["spec"]["activeDeadlineSeconds"]
+                 for p in kube_standin.store.created[created:]}
+    build_life = BuildLimits().lifetime_s()
+    assert build_life == 2 * BuildLimits().timeout_s + PROBE_TIMEOUT_S
+    assert deadlines[f"build-{runs['capture']}"] == math.ceil(build_life + DEADLINE_MARGIN_S)
+    assert build_life + DEADLINE_MARGIN_S <= deadlines[f"validate-{runs['lights-out']}"] < DEFAULT_MAX_RUNTIME_S
     ours = {runs["capture"], runs["lights-out"], f"build-{runs['capture']}", f"validate-{runs['lights-out']}"}
     on_socket = [a for a in _created_on_the_socket(podman_runtime, since, until)
                  if a.get("org.tcab.run-id") in ours or str(a.get("org.tcab.run-id", "")).startswith("image-digest-")]

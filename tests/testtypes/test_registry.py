@@ -64,7 +64,7 @@ def test_the_toy_section_is_typed_frozen_and_checked_with_file_line_key(monkeypa
     assert case.section == ToySection("ANSWER.txt", "tally")
     with pytest.raises(dataclasses.FrozenInstanceError):
         case.section.word = "other"  # type: ignore[misc]
-    assert case.test_type.report_columns == ("score",)
+    assert case.test_type.report_table == "tests.support.toy_type:SCORES_TABLE"
 
     import shutil
 

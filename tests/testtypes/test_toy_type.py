@@ -111,6 +111,18 @@ def test_a_toy_type_goes_through_every_command_and_a_sweep(tmp_path: Path, podma
     report = _tcab(root, "report")
     assert report.returncode == 0, report.stdout + report.stderr
     assert "tally-word v1.0.0" in report.stdout
+    # The type's own table, drawn by the generic presenters from its TypeTable.
+    assert "Toy scores" in report.stdout and score["run_id"] in report.stdout
+    as_csv = _tcab(root, "report", "--csv", "--table", "toy-scores")
+    assert as_csv.returncode == 0, as_csv.stderr
+    assert as_csv.stdout.splitlines() == ["case_slug,case_version,variant,run_id,harness,score",
+                                          f"tally-word,v1.0.0,base,{score['run_id']},reference,1"]
+    as_json = json.loads(_tcab(root, "report", "--json").stdout)
+    (own,) = as_json["groups"][0]["type_tables"]
+    assert own["key"] == "toy-scores" and own["rows"] == [
+        {"run_id": score["run_id"], "harness": "reference", "score": 1.0}]
+    unknown = _tcab(root, "report", "--csv", "--table", "nope")
+    assert unknown.returncode == 2 and "toy-scores" in unknown.stderr
     conn = sqlite3.connect(root / "results" / "results.db")
     try:
         rows = conn.execute("SELECT case_slug, status FROM runs ORDER BY started_at").fetchall()
