@@ -18,7 +18,7 @@ MIRROR="${TCAB_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 BASE=localhost/tcab/debian-${SUITE}-minbase:latest
 LABEL=org.tcab.definition-digest
 # name:parent ; parent "base" is the debootstrap image.
-IMAGES=("base-wasm:base" "adversarial:base-wasm")
+IMAGES=("base-wasm:base" "adversarial:base-wasm" "sprite:base-wasm" "sprite-sheet:base-wasm")
 
 digest_of() {  # sha256 over every file of the folders/strings given
     { for item in "$@"; do
@@ -63,6 +63,16 @@ for entry in "${IMAGES[@]}"; do
     # certificates (an egress proxy may re-sign HTTPS; the runs need it too).
     ctx=$(mktemp -d /var/tmp/tcab-ctx.XXXXXX)
     cp -r "$name/." "$ctx/"
+    # An image may stage paths of this checkout (one a line in its
+    # ./stage.list, e.g. tcab/draw) under stage/: they count in its digest.
+    if [ -f "$name/stage.list" ]; then
+        while read -r path; do
+            case "$path" in ''|'#'*) continue ;; esac
+            mkdir -p "$ctx/stage/$(dirname "$path")"
+            cp -r "../$path" "$ctx/stage/$path"
+        done < "$name/stage.list"
+        find "$ctx/stage" -name __pycache__ -prune -exec rm -rf {} +
+    fi
     mkdir -p "$ctx/host-ca" && touch "$ctx/host-ca/.keep"
     find /usr/local/share/ca-certificates -name '*.crt' -type f -exec cp {} "$ctx/host-ca/" \; 2>/dev/null || true
     d=$(digest_of "$ctx" "parent=${digests[$parent]}")

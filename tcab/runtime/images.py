@@ -34,12 +34,13 @@ class RunImage:
 
 #: Every run image of the source document, including those of test types
 #: tcab does not run yet, so that their overrides are already honoured.
-#: (The end-to-end type runs in ``base-wasm``, the adversarial one in ``adversarial``.)
+#: (The end-to-end type runs in ``base-wasm``, the adversarial one in ``adversarial``,
+#: asset generation in ``sprite``/``sprite-sheet``.)
 RUN_IMAGES: tuple[RunImage, ...] = (
     RunImage("base-wasm", "test-cabinet-base-wasm", "TCAB_CONTAINER_IMAGE_BASE_WASM", True),
     RunImage("adversarial", "test-cabinet-adversarial", "TCAB_CONTAINER_IMAGE_ADVERSARIAL", True),
-    RunImage("sprite", "test-cabinet-sprite", "TCAB_CONTAINER_IMAGE_SPRITE", False),
-    RunImage("sprite-sheet", "test-cabinet-sprite-sheet", "TCAB_CONTAINER_IMAGE_SPRITE_SHEET", False),
+    RunImage("sprite", "test-cabinet-sprite", "TCAB_CONTAINER_IMAGE_SPRITE", True),
+    RunImage("sprite-sheet", "test-cabinet-sprite-sheet", "TCAB_CONTAINER_IMAGE_SPRITE_SHEET", True),
     RunImage("voxel-model", "test-cabinet-voxel", "TCAB_CONTAINER_IMAGE_VOXEL", False),
     RunImage("voxel-animation", "test-cabinet-voxel-animation", "TCAB_CONTAINER_IMAGE_VOXEL_ANIMATION", False),
     RunImage("blender-character", "test-cabinet-blender", "TCAB_CONTAINER_IMAGE_BLENDER", False),

@@ -125,7 +125,9 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     # Plain helpers and the error tree: import no other part.
     ("foundation", frozenset({"tcab", "errors", "atomic", "naming", "outcomes", "settings", "limits",
-                            "bounds", "reading", "links"})),
+                            "bounds", "reading", "links",
+                            # the drawing library: standard library only, copied into the sprite images
+                            "draw"})),
     # Each stands alone: containers, templates, parsed cases, the results database and its presenters.
     ("platform", frozenset({"runtime", "templates", "catalog", "results"})),
     # The key of each artifact (module builds, seeds, validations): over the catalog's digests.
