@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
-class Shown:
+class LiveFrame:
     """One accepted frame as the page shows it."""
 
     seq: int  # the order frames arrived in, over the whole watch
@@ -39,7 +39,7 @@ class Board:
     def __init__(self, max_kept_bytes: int) -> None:
         self._lock = threading.Lock()
         self._max = max_kept_bytes
-        self._kept: OrderedDict[tuple[str, int | None], Shown] = OrderedDict()
+        self._kept: OrderedDict[tuple[str, int | None], LiveFrame] = OrderedDict()
         self._bytes = 0
         self._seq = 0
         self.accepted = 0
@@ -60,7 +60,7 @@ class Board:
             old = self._kept.pop(key, None)
             if old is not None:
                 self._bytes -= len(old.png)
-            self._kept[key] = Shown(self._seq, run_id, frame, op, count, width, height, time.time(), png)
+            self._kept[key] = LiveFrame(self._seq, run_id, frame, op, count, width, height, time.time(), png)
             self._bytes += len(png)
             while self._bytes > self._max and len(self._kept) > 1:
                 _, gone = self._kept.popitem(last=False)
