@@ -163,15 +163,17 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
     watching = contextlib.ExitStack()
     state: RunState | None = None
     try:
+        on_started = None
         if options.watch is not None:
-            seed = _watched(settings, case, variant, options.watch, runtime, run_id, seed, watching)
+            seed, listener = _watched(settings, case, variant, options.watch, runtime, run_id, seed, watching)
+            on_started = _peer_of(listener, runtime)
         redactor = Redactor(secret_values)
         state = RunState(
             run_id=run_id, run_dir=run_dir, runtime=runtime, harness=harness, options=options,
             image_ref=resolve_image(case.test_type.run_image), seed_dir=seed.dir, solutions=solutions,
             prompt=seed.prompt, init=case.init, secrets=secret_values,
             max_runtime_s=cap, seed_started=seed_started,
-            environment_cache=settings.build_dir / ENVIRONMENTS,
+            environment_cache=settings.build_dir / ENVIRONMENTS, on_started=on_started,
         )
         run_dir.mkdir(parents=True, exist_ok=False)
         adapter = GuardedAdapter(make_adapter(harness.adapter), state.faults)
@@ -217,15 +219,17 @@ def _seed(settings: Settings, case: CaseVersion, variant: Variant, options: RunO
 
 
 def _watched(settings: Settings, case: CaseVersion, variant: Variant, watch: Watch, runtime: Runtime,
-             run_id: str, seed: _Seed, stack: contextlib.ExitStack) -> _Seed:
+             run_id: str, seed: _Seed, stack: contextlib.ExitStack) -> tuple[_Seed, RunListener]:
     """Set a watched run up before its folder exists: bind its listener on
     the runtime's host address, stage the workspace (a copy of its own when
     the seed is a sweep's target, never written to), let the case's type
     write the live endpoint into it (InputError: the type cannot be
     watched), then open the firewall's hook and serve until ``stack`` closes.
-    Returns the staged seed (removed after the run)."""
+    Returns the staged seed (removed after the run) and the listener, which
+    takes frames from nobody until the container's address is known."""
     listener: RunListener = watch.listener(runtime.preview_address(), run_id)
     stack.callback(listener.close)
+    listener.expect_peer()
     if not seed.own:
         staged = Path(settings.tmp_dir) / "run-seeds" / f"{run_id}-watched"
         staged.parent.mkdir(parents=True, exist_ok=True)
@@ -234,7 +238,16 @@ def _watched(settings: Settings, case: CaseVersion, variant: Variant, watch: Wat
         seed = dataclasses.replace(seed, dir=staged, own=True)
     case.test_type.watch_setup(case, variant, seed.dir, listener.live)
     stack.enter_context(listener.serving())
-    return seed
+    return seed, listener
+
+
+def _peer_of(listener: RunListener, runtime: Runtime):
+    """What the run does once its container started: name it as the one peer
+    its listener takes frames from (another container of the run network,
+    token or not, is reset at accept)."""
+    def allow(container: str) -> None:
+        listener.allow_peer(runtime.container_address(container))
+    return allow
 
 
 def _run_record(state: RunState, case: CaseVersion, variant: Variant, seed: _Seed,

@@ -292,3 +292,9 @@ class Runtime(Protocol):
         and only it. Raises RuntimeSettingsError when the backend cannot say
         (kubernetes without the driver's pod IP)."""
         ...
+
+    def container_address(self, container: str) -> str | None:
+        """The source address of what ``container`` sends to
+        :meth:`preview_address` (a watched run's listener takes frames from it
+        alone), or None when the backend cannot promise one."""
+        ...

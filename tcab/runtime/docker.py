@@ -238,6 +238,16 @@ class DockerRuntime:
         self._check_network()
         return self._host_gateway()
 
+    def container_address(self, container: str) -> str | None:
+        """The container's address on the run network (its traffic to the
+        gateway is not NATed: same bridge)."""
+        with _engine("inspect the address of", container):
+            networks = (self.api.inspect_container(container).get("NetworkSettings") or {}).get("Networks") or {}
+        address = (networks.get(self.network) or {}).get("IPAddress")
+        if not address:
+            raise RuntimeBackendError(f"docker runtime: container {container[:12]} has no address on {self.network}")
+        return address
+
     def remove(self, container: str) -> None:
         import docker.errors  # optional dependency (see library_errors)
 

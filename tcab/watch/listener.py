@@ -58,6 +58,9 @@ class Listener:
         self._stop: asyncio.Event | None = None
         self._open = 0
         self._recent: collections.deque[float] = collections.deque()
+        #: The addresses a frame may come from (None: any). A run's listener
+        #: takes none until its container's address is known, then that one.
+        self.peers: frozenset[str] | None = None
 
     @property
     def port(self) -> int:
@@ -129,9 +132,14 @@ class Listener:
         tasks: set[asyncio.Task] = set()
         while True:
             try:
-                conn, _ = await loop.sock_accept(sock)
+                conn, peer = await loop.sock_accept(sock)
             except OSError:  # out of descriptors, a reset in the queue: the next one may do
                 await asyncio.sleep(0.01)
+                continue
+            peers = self.peers
+            if peers is not None and peer[0] not in peers:
+                _reset(conn)  # another container of the run network, or the host itself
+                self.board.drop("wrong peer")
                 continue
             if self._open >= self.limits.max_connections:
                 _reset(conn)

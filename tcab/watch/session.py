@@ -32,6 +32,15 @@ class RunListener:
         self._listener = listener
         self.live = LiveEndpoint(url=f"http://{HOST_NAME}:{listener.port}/frame", token=token)
 
+    def expect_peer(self) -> None:
+        """Take frames from nobody until :meth:`allow_peer` names the run's container."""
+        self._listener.peers = frozenset()
+
+    def allow_peer(self, address: str | None) -> None:
+        """Take frames from ``address`` only (None: from any address, for a
+        backend that cannot say where its container's traffic comes from)."""
+        self._listener.peers = None if address is None else frozenset({address})
+
     @property
     def address(self) -> tuple[str, int]:
         return self._listener.host, self._listener.port

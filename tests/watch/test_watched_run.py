@@ -140,3 +140,30 @@ def test_a_sweeps_seed_is_staged_not_written_to(settings, toy_case, scripted, po
     assert "host.docker.internal:" in (record.run_dir / "raw.jsonl").read_text()
     assert sorted(p.relative_to(made.path) for p in made.path.rglob("*")) == before
     assert not (settings.tmp_dir / "run-seeds" / f"{record.id}-watched").exists()
+
+
+@pytest.mark.timeout(300)
+def test_only_the_runs_own_container_is_heard(podman_runtime, base_image) -> None:
+    """Another container of the run network that reaches the gateway (and even
+    knows the token) is reset at accept: the listener takes its run's peer only."""
+    from tcab.runtime import ContainerSpec, ExecOptions
+
+    watch = Watch()
+    run = watch.listener(podman_runtime.preview_address(), "peer-check")
+    run.expect_peer()
+    ours = podman_runtime.start(ContainerSpec(image=base_image, run_id="watch-peer-ours", host_gateway=True))
+    other = podman_runtime.start(ContainerSpec(image=base_image, run_id="watch-peer-other", host_gateway=True))
+    try:
+        with run.serving():
+            run.allow_peer(podman_runtime.container_address(ours))
+            live = f'{{"url": "{run.live.url}", "token": "{run.live.token}"}}'
+            for cid in (ours, other):
+                sent = podman_runtime.exec(cid, ["sh", "-c", f"mkdir -p .tcab && echo '{live}' > .tcab/live.json && "
+                                                 + script([7]).split("; ", 1)[1]], ExecOptions(timeout_s=60))
+                assert sent.ok, sent.output
+        state = watch.board.state()
+        assert state["accepted"] == 1 and [f["frame"] for f in state["frames"]] == [7]
+        assert state["dropped"] == {"wrong token": 1, "wrong peer": 2}, state  # ours' forged one; other's two
+    finally:
+        for cid in (ours, other):
+            podman_runtime.remove(cid)

@@ -161,6 +161,11 @@ class KubernetesRuntime:
         watched run's pod maps host.docker.internal to."""
         return preview_host(self.settings)
 
+    def container_address(self, container: str) -> str | None:
+        """None: a pod's traffic to the driver may be NATed by the cluster's
+        network plugin, so its pod IP is no promise (the token still is)."""
+        return None
+
     def remove(self, container: str) -> None:
         from kubernetes.client.exceptions import ApiException
 
