@@ -149,6 +149,10 @@ class Listener:
             task = asyncio.ensure_future(self._connection(conn))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
+            # Let the connections already accepted read before the next accept:
+            # a burst of frames (a sheet's render sends one per frame) is then
+            # read as it comes instead of filling the cap with accepted sockets.
+            await asyncio.sleep(0)
 
     async def _connection(self, conn: socket.socket) -> None:
         reason: str | None = "connection error"

@@ -33,3 +33,16 @@ def test_a_send_to_a_listener_that_is_gone_returns_at_once() -> None:
     t0 = time.monotonic()
     assert send_frame(Live(f"http://{host}:{port}/frame", lb.token), 0, "line", 1, b"x") is False
     assert time.monotonic() - t0 < 1
+
+
+def test_a_burst_of_a_sheets_frames_is_read_whole() -> None:
+    """A sheet's render sends one frame per sheet frame back to back, each
+    client closing as soon as it has written: the cap on connections read at
+    once must not drop them (the listener reads what it accepted first)."""
+    image = encode(8, 8, bytes([1, 2, 3, 255]) * 64)
+    with Loopback() as lb:
+        host, port = lb.address
+        live = Live(f"http://{host}:{port}/frame", lb.token)
+        assert all(send_frame(live, i, "render", 40, image) for i in range(24))
+        wait_for(lambda: lb.handled() == 24)
+        assert lb.board.dropped == {} and lb.board.accepted == 24
