@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Iterator
 
 from tcab.catalog.testtype import LiveEndpoint
+from tcab.errors import RuntimeSettingsError
 from tcab.watch.board import Board
 from tcab.watch.firewall import open_port
 from tcab.watch.limits import WatchLimits
@@ -76,11 +77,18 @@ class Watch:
 
     def listener(self, host: str, run_id: str) -> RunListener:
         """A listener for ``run_id`` bound on ``host`` with a token of its own.
-        Raises OSError when ``host`` is not an address of this host."""
+        Raises RuntimeSettingsError when ``host`` cannot be bound (not an
+        address of this host: a wrong ``POD_IP`` or ``TCAB_K8S_PREVIEW_HOST``)."""
         token = secrets.token_urlsafe(32)
-        self.board.add_run(run_id)
         listener = Listener(host, self.board, run_id, token, self.limits)
-        listener.bind()
+        try:
+            listener.bind()
+        except OSError as exc:
+            raise RuntimeSettingsError(
+                f"watch: cannot listen on {host}: {exc.strerror or exc} (the address a watched run's "
+                "container reaches the host at must be one of this host's: POD_IP or TCAB_K8S_PREVIEW_HOST "
+                "on kubernetes)") from exc
+        self.board.add_run(run_id)
         return RunListener(listener, token)
 
     def close(self) -> None:

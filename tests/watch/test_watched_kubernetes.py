@@ -61,3 +61,16 @@ def test_a_watch_without_the_drivers_address_is_refused(settings, toy_case, scri
         execute_run(settings, toy_case, toy_case.variant(None), scripted("echo never"),
                     RunOptions(runtime=rt, watch=Watch()))
     assert kube_standin.pods() == []
+
+
+def test_a_drivers_address_that_is_not_this_hosts_is_refused(settings, toy_case, scripted,  # noqa: F811
+                                                             kube_standin, monkeypatch) -> None:
+    from tcab.errors import RuntimeSettingsError
+    from tcab.runtime import get_runtime
+
+    monkeypatch.setenv("POD_IP", "192.0.2.7")  # TEST-NET-1: never an address of this host; nothing is sent
+    rt = get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig))
+    with pytest.raises(RuntimeSettingsError, match=r"cannot listen on 192\.0\.2\.7: .*POD_IP"):
+        execute_run(settings, toy_case, toy_case.variant(None), scripted("echo never"),
+                    RunOptions(runtime=rt, watch=Watch()))
+    assert kube_standin.pods() == [] and not settings.runs_dir.exists()
