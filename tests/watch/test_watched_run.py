@@ -167,3 +167,22 @@ def test_only_the_runs_own_container_is_heard(podman_runtime, base_image) -> Non
     finally:
         for cid in (ours, other):
             podman_runtime.remove(cid)
+
+
+@pytest.mark.timeout(300)
+def test_a_canceled_watched_run_closes_its_hole(settings, toy_case, scripted, podman_runtime) -> None:
+    import threading
+
+    cancel = threading.Event()
+    seen: list[list[str]] = []
+
+    def on_event(event: dict) -> None:
+        if event["kind"] == "message" and event["text"] == "drawing":
+            seen.append(_ours())
+            cancel.set()
+
+    record = execute_run(settings, toy_case, toy_case.variant(None), scripted("echo drawing; sleep 120"),
+                         RunOptions(runtime=podman_runtime, watch=Watch(), on_event=on_event, cancel=cancel))
+    assert record.status == "canceled", record.status_detail
+    assert len(seen) == 1 and len(seen[0]) == 1  # open while it ran
+    assert _ours() == []  # and closed with it
