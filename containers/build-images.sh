@@ -18,7 +18,7 @@ MIRROR="${TCAB_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 BASE=localhost/tcab/debian-${SUITE}-minbase:latest
 LABEL=org.tcab.definition-digest
 # name:parent ; parent "base" is the debootstrap image.
-IMAGES=("base-wasm:base" "adversarial:base-wasm" "sprite:base-wasm" "sprite-sheet:base-wasm")
+IMAGES=("base-wasm:base" "adversarial:base-wasm" "performance:adversarial" "sprite:base-wasm" "sprite-sheet:base-wasm")
 
 digest_of() {  # sha256 over every file of the folders/strings given
     { for item in "$@"; do
@@ -72,6 +72,11 @@ for entry in "${IMAGES[@]}"; do
             cp -r "../$path" "$ctx/stage/$path"
         done < "$name/stage.list"
         find "$ctx/stage" -name __pycache__ -prune -exec rm -rf {} +
+    fi
+    # An image may gather more of the repository into its context (performance:
+    # the scorer's code, training scenarios, reference engines).
+    if [ -x "$name/context.sh" ]; then
+        "$name/context.sh" "$ctx" || { echo "build-images.sh: $name/context.sh failed" >&2; rm -rf "$ctx"; exit 1; }
     fi
     mkdir -p "$ctx/host-ca" && touch "$ctx/host-ca/.keep"
     find /usr/local/share/ca-certificates -name '*.crt' -type f -exec cp {} "$ctx/host-ca/" \; 2>/dev/null || true

@@ -5,7 +5,8 @@ Two paths, one record shape (``BuildRecord``, a row of ``builds``):
 - ``build_run(settings, case, run)``: a submission. The run's collected tree
   (``results/runs/<run-id>/work/``) is untrusted, so the case's ``[build]``
   ``install`` then ``build`` run inside the ``test-cabinet-adversarial``
-  image (:func:`tcab.runtime.build_in_container`), each bounded by
+  image, or the build image of the case's type (performance engines too;
+  :func:`tcab.runtime.build_in_container`), each bounded by
   ``timeout_s`` (default ``BUILD_TIMEOUT_S``, enforced in the container),
   and only the ``[build].module`` file is read out.
 - ``build_baseline(settings, case, name)``: a baseline shipped with the case
@@ -237,9 +238,10 @@ def _host_commands(tree: Path, commands: list[str]) -> tuple[str, str]:
 def _check_run(case: CaseVersion, run: RunRecord) -> None:
     if (run.case_slug, run.case_version) != (case.slug, case.version):
         raise ArenaError(f"run {run.id} is a run of {run.case_slug}@{run.case_version}, not of {case.ref}")
-    if case.test_type.evaluate_command != "build":
+    if case.test_type.build.dest != "module" or case.test_type.build_image is None:
         raise ArenaError(f"{case.manifest}: {case.slug} is a {case.type} case; only the runs of types "
-                         f"that build a controller (adversarial) are built; {case.test_type.evaluate_hint(run.id)}")
+                         f"that build a wasm module (adversarial, performance) are built; "
+                         f"{case.test_type.evaluate_hint(run.id)}")
     if not run.has_tree():
         raise ArenaError(f"{run.tree}: run {run.id} has no collected tree to build")
 
@@ -247,7 +249,7 @@ def _check_run(case: CaseVersion, run: RunRecord) -> None:
 def build_run(settings: Settings, case: CaseVersion, run: RunRecord, *,
               runtime: str | RuntimeChoice | Runtime = "docker", timeout_s: float = BUILD_TIMEOUT_S,
               image_digest: str | None = None) -> BuildRecord:
-    """Build the controller of ``run`` (a run of ``case``) inside the adversarial image.
+    """Build the module of ``run`` (a run of ``case``) inside its type's build image.
 
     ``runtime`` is a backend name, a :class:`~tcab.runtime.choice.RuntimeChoice`
     (a sweep's: the plan's) or a ``Runtime``. ``image_digest`` is the
@@ -265,7 +267,7 @@ def build_run(settings: Settings, case: CaseVersion, run: RunRecord, *,
     started = time.perf_counter()
     try:
         rt = open_runtime(runtime, max_runtime_s=limits.lifetime_s())
-        image = rt.ensure_image(resolve_image("adversarial"))
+        image = rt.ensure_image(resolve_image(case.test_type.build_image))
         if image_digest is None:
             image = image if image.digest else digest_on(rt, image.ref)
             image_digest = image.digest

@@ -127,10 +127,17 @@ def _host_key() -> bytes:
     return key
 
 
-def _mac(path: Path, serialized: bytes) -> bytes:
+def host_mac(name: str, data: bytes) -> bytes:
+    """HMAC-SHA256 of ``name`` and ``data`` under this host's key (outside
+    ``build/``): a cached result is trusted only if this host wrote it for
+    this name (compiled modules here, performance scores)."""
     import hmac
 
-    return hmac.new(_host_key(), path.name.encode() + b"\0" + serialized, hashlib.sha256).digest()
+    return hmac.new(_host_key(), name.encode() + b"\0" + data, hashlib.sha256).digest()
+
+
+def _mac(path: Path, serialized: bytes) -> bytes:
+    return host_mac(path.name, serialized)
 
 
 def _read_artifact(path: Path) -> bytes | None:

@@ -29,6 +29,7 @@ from tcab.errors import CatalogError, Problem
 BUILTIN: dict[str, str] = {
     "end-to-end": "tcab.testtypes.end_to_end:EndToEnd",
     "adversarial": "tcab.testtypes.adversarial:Adversarial",
+    "performance": "tcab.testtypes.performance:Performance",
 }
 #: The environment variable naming extra types (``name=module:Class``, comma separated).
 ENV = "TCAB_TEST_TYPES"

@@ -9,6 +9,7 @@ Public API (see docs/results.md for every table and column)::
     key = record_match(db, match, seats)       # matches + match_seats
     record_tournament(db, tournament, entries, ratings)
     record_validation(db, validation)        # validations (tcab validate)
+    record_performance_score(db, score)      # performance_scores (a performance run's score)
 
 Each ``record_*`` is one transaction and idempotent; an unknown key raises
 ResultsError naming the table and the key.
@@ -23,6 +24,7 @@ _EXPORTS = {
     "match_key": "record",
     "record_build": "record",
     "record_match": "record",
+    "record_performance_score": "record",
     "record_run": "record",
     "record_tournament": "record",
     "record_validation": "record",
@@ -51,6 +53,7 @@ __all__ = [
     "open_db",
     "record_build",
     "record_match",
+    "record_performance_score",
     "record_run",
     "record_tournament",
     "record_validation",
@@ -64,6 +67,7 @@ if TYPE_CHECKING:
         match_key,
         record_build,
         record_match,
+        record_performance_score,
         record_run,
         record_tournament,
         record_validation,

@@ -19,6 +19,7 @@ from typing import Any
 from tcab.errors import ResultsError
 from tcab.outcomes import validated_run
 from tcab.results.schema import (
+    PERFORMANCE_STATUSES,
     PROOF_STATUSES,
     RUN_STATUSES,
     SEAT_OUTCOMES,
@@ -74,6 +75,18 @@ def record_build(db: sqlite_utils.Database, build: Mapping[str, Any]) -> None:
     row = _row("builds", build)
     with write_transaction(db):
         _upsert(db, "builds", row)
+
+
+def record_performance_score(db: sqlite_utils.Database, score: Mapping[str, Any]) -> None:
+    """Insert or replace the performance score of ``score["source"]`` (a run id).
+
+    ``cases`` may be a list (stored as JSON). Raises ResultsError for an
+    unknown or missing key or an unknown status.
+    """
+    row = _row("performance_scores", score)
+    _check_choice("performance_scores", "status", row["status"], PERFORMANCE_STATUSES)
+    with write_transaction(db):
+        _upsert(db, "performance_scores", row)
 
 
 def record_validation(db: sqlite_utils.Database, validation: Mapping[str, Any]) -> None:

@@ -48,6 +48,11 @@ class RunSummary:
     typechecks_passed: int = 0      # validated runs whose [toolchain].typecheck exited 0
     typechecks: int = 0             # ... whose typecheck ran to an exit (passed or failed)
     broken: int = 0                 # ... whose typecheck failed: rated "broken" (the gate)
+    perf_correct: int = 0           # performance runs whose module scored correct
+    perf_scored: int = 0            # ... whose module was scored (a failed build counts, as not correct)
+    fuel_best: int | None = None    # the least total fuel of a correct run
+    fuel_median: int | None = None  # the median total fuel of the correct runs
+    efficiency: float | None = None  # the case version's best correct run's fuel / fuel_best (1.0: the best)
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,6 +326,7 @@ def _run_summaries(conn: sqlite3.Connection, filters: Filters):
             params_b,
         )
     }
+    perf = _performance(conn, where_b, params_b)
     for key in sorted(sums, key=lambda k: tuple("" if v is None else v for v in k)):
         outcomes, t_in, t_out, t_read, t_write, seconds, timed = sums[key]
         ok, total = builds.get(key, (0, 0))
@@ -334,7 +340,38 @@ def _run_summaries(conn: sqlite3.Connection, filters: Filters):
             mean_duration_s=seconds / timed if timed else None, total_duration_s=seconds,
             validations_passed=int(v_ok), validations=v_total,
             typechecks_passed=int(tc_ok), typechecks=int(tc_ok + tc_failed), broken=int(tc_failed),
+            **perf.get(key, {}),
         )
+
+
+def _performance(conn: sqlite3.Connection, where: str, params: list) -> dict[tuple, dict]:
+    """The performance fields of each group: correct/scored, best and median
+    total fuel of its correct runs, and its best against the case version's."""
+    fuels: dict[tuple, list[int]] = {}
+    counts: dict[tuple, list[int]] = {}
+    best_of_case: dict[tuple, int] = {}
+    for row in conn.execute(
+            f"""SELECT r.case_slug, r.case_version, r.variant, r.harness, r.model, p.status, p.total_fuel
+                FROM performance_scores p CROSS JOIN runs r ON r.id = p.source{where}""", params):
+        key, status, fuel = tuple(row[:5]), row[5], row[6]
+        acc = counts.setdefault(key, [0, 0])
+        acc[1] += 1
+        if status == "correct" and fuel is not None:
+            acc[0] += 1
+            fuels.setdefault(key, []).append(fuel)
+            case = key[:2]
+            best_of_case[case] = min(best_of_case.get(case, fuel), fuel)
+    out = {}
+    for key, (ok, total) in counts.items():
+        found = sorted(fuels.get(key, ()))
+        best = found[0] if found else None
+        median = None
+        if found:
+            mid = len(found) // 2
+            median = found[mid] if len(found) % 2 else (found[mid - 1] + found[mid]) // 2
+        out[key] = {"perf_correct": ok, "perf_scored": total, "fuel_best": best, "fuel_median": median,
+                    "efficiency": best_of_case[key[:2]] / best if best else None}
+    return out
 
 
 def _reviews(conn: sqlite3.Connection, filters: Filters):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tcab.outcomes import RUN_STATUSES, SEAT_OUTCOMES, VALIDATION_STATUSES
 
-__all__ = ["MIGRATIONS", "PROOF_STATUSES", "REVIEW_RATINGS", "REVIEW_VERDICTS", "RUN_STATUSES", "SCHEMA_VERSION", "SEAT_OUTCOMES", "TABLES", "VALIDATION_STATUSES", "Migration"]
+__all__ = ["MIGRATIONS", "PERFORMANCE_STATUSES", "PROOF_STATUSES", "REVIEW_RATINGS", "REVIEW_VERDICTS", "RUN_STATUSES", "SCHEMA_VERSION", "SEAT_OUTCOMES", "TABLES", "VALIDATION_STATUSES", "Migration"]
 
 # What the shipped migrations checked; later statuses come with a migration
 # of their own (0005, 0006, 0009), so these stay as they were.
@@ -498,6 +498,32 @@ _RUN_INTERNAL_ERROR = (
     *_RUN_STATUS_VOCABULARY[1:],
 )
 
+#: How a performance run's module scored (tcab.performance.score.ScoreRecord).
+PERFORMANCE_STATUSES = ("correct", "incorrect", "no_module")
+# The score of each performance run's module on its case's held-out
+# scenarios (issue 24): one row per run, replaced when it is scored again;
+# ``cases`` holds every scenario's status and fuel (JSON), ``total_fuel`` the
+# stress scenarios' total when the run is correct. It points at no other
+# table (runs is rebuilt by migrations, as 0005 did).
+_PERFORMANCE_SCORES = (
+    f"""
+    CREATE TABLE performance_scores (
+        source TEXT PRIMARY KEY,
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        case_digest TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN {_in(PERFORMANCE_STATUSES)}),
+        module_sha256 TEXT,
+        total_fuel INTEGER CHECK (total_fuel IS NULL OR total_fuel >= 0),
+        cases TEXT NOT NULL,
+        score_key TEXT,
+        detail TEXT,
+        duration_s REAL,
+        scored_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX idx_performance_scores_case ON performance_scores (case_slug, case_version, status)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
@@ -508,6 +534,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0007_proofs_and_reviews", _REVIEWS),
     Migration("0008_toolchain_results", _TOOLCHAIN_RESULTS),
     Migration("0009_run_internal_error", _RUN_INTERNAL_ERROR),
+    Migration("0010_performance_scores", _PERFORMANCE_SCORES),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -583,5 +610,11 @@ TABLES: dict[str, TableSpec] = {
               "run_id name", "run_id name command status"),
         _spec("proofs", "run_id proof_id seq name dest kind status size sha256 detail",
               "run_id proof_id", "run_id proof_id dest kind status"),
+        _spec(
+            "performance_scores",
+            "source case_slug case_version case_digest status module_sha256 total_fuel cases score_key "
+            "detail duration_s scored_at",
+            "source", "source case_slug case_version case_digest status scored_at", json="cases",
+        ),
     )
 }

@@ -35,7 +35,9 @@ class AfterRunTask:
     ``others(ctx)`` yields ``(name, record, deps, inputs, action, args, doc)``
     of tasks of the same group that no run has (the baselines a tournament
     builds); ``doc`` is the group's help line and ``subdoc`` a run's
-    (``{name}``: the run's name)."""
+    (``{name}``: the run's name). ``after`` names the basenames of the
+    same run's other after-run tasks this one depends on (a score on its
+    build)."""
 
     doc: str
     subdoc: str
@@ -43,6 +45,7 @@ class AfterRunTask:
     inputs: Callable[[SweepContext, RunSpec], dict[str, str]]
     action: Callable[[SweepContext, RunSpec], Any]
     others: Callable[[SweepContext], Iterator[tuple]] | None = None
+    after: tuple[str, ...] = ()
 
 
 def load_task(target: str, type_name: str) -> AfterRunTask:
@@ -114,7 +117,8 @@ def task_after_run(ctx: SweepContext) -> Iterator[dict]:
         for spec, task in group.runs:
             names.append(f"{group.basename}:{spec.name}")
             yield ctx.keyed_task(
-                group.basename, spec.name, task.record(ctx, spec), [run_task_name(spec)],
+                group.basename, spec.name, task.record(ctx, spec),
+                [run_task_name(spec), *(f"{b}:{spec.name}" for b in task.after)],
                 lambda s=spec, t=task: t.inputs(ctx, s), task.action, ctx, spec,
                 doc=task.subdoc.format(name=spec.name),
             )

@@ -173,7 +173,7 @@ REFUSALS = [
     ("test-case.toml", 'type = "end-to-end"', 'type = "adversarial"',
      ("test-case.toml", 'type = "adversarial"', "type", 'is "adversarial" but the case lives under end-to-end/')),
     ("test-case.toml", 'type = "end-to-end"', 'type = "puzzle"',
-     ("test-case.toml", 'type = "puzzle"', "type", 'expected one of end-to-end, adversarial, got "puzzle"')),
+     ("test-case.toml", 'type = "puzzle"', "type", 'expected one of end-to-end, adversarial, performance, got "puzzle"')),
     ("variants/night.toml", '{ view = "moon", media = "reference/moon.png" }',
      '{ view = "board", path = "reference/board.html" }',
      ("night.toml", 'reference = [', "[[reference]][2].view", 'the view "board" is already declared in test-case.toml')),

@@ -142,6 +142,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("runs", frozenset({"runs"})),
     # What happens to a run's output: matches and tournaments, end-to-end validation.
     ("evaluation", frozenset({"arena", "validation"})),
+    # Performance scores: engines run on held-out scenarios in the arena's sandbox.
+    ("scoring", frozenset({"performance"})),
     ("view", frozenset({"view"})),
     # The entry points: the sweep's doit tasks and the command line.
     ("commands", frozenset({"tasks", "cli"})),

@@ -19,7 +19,7 @@ TOY_CASE = CATALOG_FIXTURES / "toy" / "toy" / "easy" / "tally-word" / "v1.0.0"
 
 
 def test_the_built_in_types_declare_known_images_and_their_sections() -> None:
-    assert type_names({}) == ("end-to-end", "adversarial")
+    assert type_names({}) == ("end-to-end", "adversarial", "performance")
     for name in BUILTIN:
         t = get_type(name)
         assert t.name == name
@@ -31,7 +31,7 @@ def test_the_built_in_types_declare_known_images_and_their_sections() -> None:
 
 def test_an_unknown_name_lists_the_known_ones(monkeypatch) -> None:
     monkeypatch.delenv(ENV, raising=False)
-    with pytest.raises(CatalogError, match=r"here: unknown test type 'quantum'; known: end-to-end, adversarial"):
+    with pytest.raises(CatalogError, match=r"here: unknown test type 'quantum'; known: end-to-end, adversarial, performance"):
         get_type("quantum", "here")
 
 
