@@ -63,18 +63,8 @@ for entry in "${IMAGES[@]}"; do
     # certificates (an egress proxy may re-sign HTTPS; the runs need it too).
     ctx=$(mktemp -d /var/tmp/tcab-ctx.XXXXXX)
     cp -r "$name/." "$ctx/"
-    # An image may stage paths of this checkout (one a line in its
-    # ./stage.list, e.g. tcab/draw) under stage/: they count in its digest.
-    if [ -f "$name/stage.list" ]; then
-        while read -r path; do
-            case "$path" in ''|'#'*) continue ;; esac
-            mkdir -p "$ctx/stage/$(dirname "$path")"
-            cp -r "../$path" "$ctx/stage/$path"
-        done < "$name/stage.list"
-        find "$ctx/stage" -name __pycache__ -prune -exec rm -rf {} +
-    fi
     # An image may gather more of the repository into its context (performance:
-    # the scorer's code, training scenarios, reference engines).
+    # the scorer's code, training scenarios, reference engines; sprite, sprite-sheet: tcab/draw).
     if [ -x "$name/context.sh" ]; then
         "$name/context.sh" "$ctx" || { echo "build-images.sh: $name/context.sh failed" >&2; rm -rf "$ctx"; exit 1; }
     fi

@@ -10,7 +10,6 @@ then flags). Regeneration never reads it: it always replays the log.
 
 from __future__ import annotations
 
-import json
 import os
 
 try:  # the built-in module: hashlib would load OpenSSL (~10 ms of a fresh process)
@@ -30,9 +29,10 @@ def path_for(config_path: str, frame: int | None) -> str:
     return os.path.join(folder, "sprite.bin" if frame is None else f"frame-{frame}.bin")
 
 
-def _key(config, log: bytes) -> dict:
-    return {"version": VERSION, "width": config.width, "height": config.height, "background": config.background,
-            "length": len(log), "sha256": sha256(log).hexdigest()}
+def _key(config, log: bytes) -> bytes:
+    """One header line (no json: a fresh process should not import it)."""
+    return (f"{VERSION} {config.width}x{config.height} {config.background} {len(log)} "
+            f"{sha256(log).hexdigest()}").encode()
 
 
 def load(path: str, config, log: bytes) -> tuple[Surface, int] | None:
@@ -46,12 +46,12 @@ def load(path: str, config, log: bytes) -> tuple[Surface, int] | None:
         with os.fdopen(fd, "rb") as f:
             if not f.read(len(_MAGIC)) == _MAGIC:
                 return None
-            header = json.loads(f.readline(1024))
-            count = header.pop("count")
-            if header != _key(config, log) or type(count) is not int:
+            key, _, count_text = f.readline(1024).rstrip(b"\n").rpartition(b" ")
+            if key != _key(config, log) or not count_text.isdigit() or len(count_text) > 9:
                 return None
+            count = int(count_text)
             pixels = f.read(size + 1)
-    except (OSError, ValueError, KeyError, AttributeError, TypeError):
+    except (OSError, ValueError):
         return None
     if len(pixels) != size:
         return None
@@ -62,7 +62,7 @@ def load(path: str, config, log: bytes) -> tuple[Surface, int] | None:
 
 def store(path: str, config, log: bytes, canvas: Surface, count: int) -> None:
     """Best effort: a cache that cannot be written only costs the next call a replay."""
-    header = json.dumps({**_key(config, log), "count": count}).encode() + b"\n"
+    header = _key(config, log) + b" %d\n" % count
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write_atomic(path, _MAGIC + header + bytes(canvas.buf))

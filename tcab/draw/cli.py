@@ -146,7 +146,7 @@ def parse_flags(tool: str, name: str, sheet: bool, argv: list[str]) -> Parsed | 
 
 def _int(text: str, flag: str) -> int:
     try:
-        if not text.lstrip("-").isdigit():
+        if not (text.isascii() and text.lstrip("-").isdigit()):
             raise ValueError
         return int(text)
     except ValueError:

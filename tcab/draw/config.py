@@ -10,11 +10,19 @@ ConfigError naming the key.
 
 from __future__ import annotations
 
-import json
 from tcab.draw.colors import parse_background
 from tcab.draw.errors import ConfigError
-from tcab.draw.limits import (MAX_CONFIG_BYTES, MAX_FRAME_INDEX, MAX_FRAMES, MAX_LIVE_CHARS, MAX_PIXELS,
-                              MAX_SHEET_PIXELS, MAX_SIDE, MAX_TEMPLATE_CHARS)
+from tcab.draw.limits import (
+    MAX_CONFIG_BYTES,
+    MAX_FRAME_INDEX,
+    MAX_FRAMES,
+    MAX_LIVE_CHARS,
+    MAX_PIXELS,
+    MAX_SHEET_PIXELS,
+    MAX_SIDE,
+    MAX_TEMPLATE_CHARS,
+)
+from tcab.draw.minijson import loads
 
 CONFIG_VERSION = 1
 KINDS = ("sprite", "sprite-sheet")
@@ -175,6 +183,7 @@ class ToolConfig(_Frozen):
             "layers": self.layers, "frames": list(self.frames),
             "live": None if self.live is None else {"url": self.live.url, "token": self.live.token},
         }
+        import json
         return (json.dumps(doc, indent=2) + "\n").encode()
 
     @classmethod
@@ -183,9 +192,16 @@ class ToolConfig(_Frozen):
         if len(data) > MAX_CONFIG_BYTES:
             raise ConfigError(f"{len(data)} bytes: over the {MAX_CONFIG_BYTES}-byte limit")
         try:
-            doc = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise ConfigError(f"not valid JSON: {exc}") from None
+        doc = loads(text)  # the subset seeding writes, without importing json
+        if doc is None:
+            import json
+            try:
+                doc = json.loads(text, parse_constant=_no_constant)
+            except (ValueError, RecursionError) as exc:
+                raise ConfigError(f"not valid JSON: {exc}") from None
         if not isinstance(doc, dict):
             raise ConfigError("expected a JSON object")
         unknown = sorted(set(doc) - set(_KEYS))

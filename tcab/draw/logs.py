@@ -10,7 +10,6 @@ descriptor, so a concurrent reader sees the line whole or not at all.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 
@@ -23,29 +22,58 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number this log may hold")
 
 
+_DECODER = None  # made at the first parse: a call whose logs need none never imports json
+
+
+def _decoder():
+    global _DECODER
+    if _DECODER is None:
+        import json
+        _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+    return _DECODER
+
+
 def parse_log(data: bytes, label: str, *, layered: bool, max_ops: int = MAX_OPS) -> list[tuple[Op, dict]]:
     """The checked operations of a log's bytes; LogError ``<label>: op N: ...``."""
     if len(data) > MAX_LOG_BYTES:
         raise LogError(f"{label}: {len(data)} bytes, over the {MAX_LOG_BYTES}-byte limit (MAX_LOG_BYTES)")
     if data.count(b"\n") > max_ops + 1:
         raise LogError(f"{label}: more than {max_ops} operations (MAX_OPS)")
-    ops: list[tuple[Op, dict]] = []
+    lines: list[tuple[int, bytes]] = []
     for number, line in enumerate(data.split(b"\n"), 1):
         if not line.strip():
             continue
-        where = f"{label}: op {len(ops) + 1} (line {number})"
-        if len(ops) >= max_ops:
+        where = f"{label}: op {len(lines) + 1} (line {number})"
+        if len(lines) >= max_ops:
             raise LogError(f"{where}: more than {max_ops} operations (MAX_OPS)")
         if len(line) > MAX_LINE_BYTES:
             raise LogError(f"{where}: {len(line)} bytes, over the {MAX_LINE_BYTES}-byte line limit")
         if line.count(b"[") + line.count(b"{") > MAX_NESTING:
             raise LogError(f"{where}: nested deeper than {MAX_NESTING} brackets")
-        try:
-            obj = json.loads(line, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-            raise LogError(f"{where}: not valid JSON: {exc}") from None
-        ops.append(check_op(obj, where, layered=layered))
-    return ops
+        lines.append((number, line))
+    objects = _all_at_once(lines)
+    if objects is None:  # something does not parse: find which line, and say so
+        objects = [_one(line, f"{label}: op {i} (line {number})") for i, (number, line) in enumerate(lines, 1)]
+    return [check_op(obj, f"{label}: op {i} (line {number})", layered=layered)
+            for i, ((number, _), obj) in enumerate(zip(lines, objects, strict=True), 1)]
+
+
+def _all_at_once(lines: list[tuple[int, bytes]]) -> list | None:
+    """Every line's value from one parse of them as a JSON array (the C
+    scanner once, not once a line); None when that is not exactly one value a
+    line, so the slow path names the culprit."""
+    try:
+        values = _decoder().decode("[" + b",".join(line for _, line in lines).decode("utf-8") + "]")
+    except (ValueError, RecursionError):
+        return None
+    return values if len(values) == len(lines) else None
+
+
+def _one(line: bytes, where: str) -> object:
+    try:
+        return _decoder().decode(line.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise LogError(f"{where}: not valid JSON: {exc}") from None
 
 
 def read_log_file(path: str, max_bytes: int = MAX_LOG_BYTES) -> bytes:
@@ -81,9 +109,35 @@ def read_log_file(path: str, max_bytes: int = MAX_LOG_BYTES) -> bytes:
         os.close(fd)
 
 
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.#")
+
+
+def _plain(value: object) -> str | None:
+    """``value`` as compact JSON when it is an int, None, a plain string or a
+    pair of ints (all an op holds); None otherwise."""
+    if value is None:
+        return "null"
+    if type(value) is int:
+        return str(value)
+    if type(value) is str and all(c in _PLAIN for c in value):
+        return f'"{value}"'
+    if type(value) in (list, tuple) and all(type(v) is int for v in value):
+        return "[" + ",".join(map(str, value)) + "]"
+    return None
+
+
 def op_line(name: str, values: dict) -> bytes:
-    """The log line of an op (keys in field order, compact, ASCII)."""
-    return (json.dumps({"op": name, **values}, separators=(",", ":")) + "\n").encode()
+    """The log line of an op (keys in field order, compact, ASCII), exactly
+    what ``json.dumps(..., separators=(",", ":"))`` writes; by hand, so a call
+    needs no json import."""
+    parts = []
+    for key, value in {"op": name, **values}.items():
+        text = _plain(value)
+        if text is None or not all(c in _PLAIN for c in key):
+            import json
+            return (json.dumps({"op": name, **values}, separators=(",", ":")) + "\n").encode()
+        parts.append(f'"{key}":{text}')
+    return ("{" + ",".join(parts) + "}\n").encode()
 
 
 def append_line(path: str, line: bytes) -> None:

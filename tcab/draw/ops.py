@@ -94,6 +94,8 @@ OPS: dict[str, Op] = {op.name: op for op in (
        (_LAYER, Field("property", "property", "only this property", None, True)), False, True),
 )}
 
+_ABSENT = object()
+
 #: Operations a frame's log may hold (drawing straight onto the canvas).
 CANVAS_OPS = frozenset(name for name, op in OPS.items() if op.canvas)
 
@@ -164,6 +166,9 @@ def check_value(kind: str, value: object) -> object:
     raise AssertionError(kind)
 
 
+_FAST_INT = {"coord": (-MAX_INT, MAX_INT), "size": (0, MAX_INT)}
+
+
 def check_op(obj: object, where: str, *, layered: bool) -> tuple[Op, dict]:
     """The op and its checked fields; LogError ``<where>: <field>: ...``.
     ``layered``: the op comes from the layers log (canvas ops there carry ``layer``)."""
@@ -173,17 +178,25 @@ def check_op(obj: object, where: str, *, layered: bool) -> tuple[Op, dict]:
     op = OPS.get(name) if isinstance(name, str) else None
     if op is None:
         raise LogError(f"{where}: op: unknown operation {name!r}")
-    allowed = {"op"} | {f.key for f in op.fields}
-    if op.canvas and layered:
-        allowed.add("layer")
     if not op.canvas and not layered:
         raise LogError(f"{where}: op: {op.name} belongs in the layers log, not a frame's log")
-    for key in obj:
-        if key not in allowed:
-            raise LogError(f"{where}: {key}: not a field of {op.name}")
+    allowed = _ALLOWED[op.name][layered]
+    if not allowed.issuperset(obj):
+        key = next(k for k in obj if k not in allowed)
+        raise LogError(f"{where}: {key}: not a field of {op.name}")
     values: dict[str, object] = {}
     for f in op.fields:
-        if f.key not in obj:
+        value = obj.get(f.key, _ABSENT)
+        bounds = _FAST_INT.get(f.kind)
+        if bounds is not None and type(value) is int and bounds[0] <= value <= bounds[1]:
+            values[f.key] = value  # the common case, checked inline
+            continue
+        if f.kind == "color" and type(value) is str:
+            rgba = parse_color(value)
+            if rgba is not None:
+                values[f.key] = rgba
+                continue
+        if value is _ABSENT:
             if not f.optional:
                 raise LogError(f"{where}: {f.key}: missing")
             values[f.key] = f.default
@@ -200,6 +213,12 @@ def check_op(obj: object, where: str, *, layered: bool) -> tuple[Op, dict]:
         except ValueError as exc:
             raise LogError(f"{where}: layer: {exc}") from None
     return op, values
+
+
+#: op name -> (keys allowed in a frame's log, keys allowed in the layers log)
+_ALLOWED = {name: (frozenset({"op"} | {f.key for f in op.fields}),
+                   frozenset({"op"} | {f.key for f in op.fields} | ({"layer"} if op.canvas else set())))
+            for name, op in OPS.items()}
 
 
 def draw(surface: raster.Surface, name: str, v: dict) -> None:

@@ -103,14 +103,61 @@ def line(s: Surface, x0: int, y0: int, x1: int, y1: int, color: bytes) -> None:
     else:
         lo, hi = max(0, start - (size - 1)), min(length, start)
     width, height, buf = s.width, s.height, s.buf
-    for i in range(lo, hi + 1):
-        a = start + step * i
-        b = other + _round_div(delta * i, length)
-        px, py = (a, b) if major_x else (b, a)
-        if 0 <= px < width and 0 <= py < height:
-            j = (py * width + px) * 4
-            buf[j:j + 4] = color
+    two_l, two_d = 2 * length, 2 * delta
+    if lo > hi:
+        s.work += 1
+        return
+    if 2 * abs(delta) <= length:  # runs of 2+ pixels share a minor coordinate: draw each run at once
+        _line_runs(s, major_x, start, step, other, lo, hi, two_l, two_d, length, color)
+        s.work += abs(delta) + 1 + ((hi - lo) >> 8)
+        return
+    num = two_d * lo + length  # the minor offset at step i is num // two_l (half up), num growing by two_d
+    if major_x:
+        for a in range(start + step * lo, start + step * (hi + 1), step):
+            b = other + num // two_l
+            num += two_d
+            if 0 <= b < height:
+                j = (b * width + a) * 4
+                buf[j:j + 4] = color
+    else:
+        for a in range(start + step * lo, start + step * (hi + 1), step):
+            b = other + num // two_l
+            num += two_d
+            if 0 <= b < width:
+                j = (a * width + b) * 4
+                buf[j:j + 4] = color
     s.work += max(0, hi - lo + 1)
+
+
+def _line_runs(s: Surface, major_x: bool, start: int, step: int, other: int, lo: int, hi: int, two_l: int,
+               two_d: int, length: int, color: bytes) -> None:
+    """The steps lo..hi of a shallow line, one run per minor coordinate: the
+    step where the minor coordinate changes is solved for, not walked to."""
+    width, height = s.width, s.height
+    view = None if major_x else memoryview(s.buf).cast("I")
+    i = lo
+    while i <= hi:
+        k = (two_d * i + length) // two_l
+        if two_d > 0:
+            nxt = -((length - two_l * (k + 1)) // two_d)  # first i with a larger k
+        elif two_d < 0:
+            nxt = (length - two_l * k) // -two_d + 1  # first i with a smaller k
+        else:
+            nxt = hi + 1
+        end = min(nxt - 1, hi)
+        b = other + k
+        a0, a1 = start + step * i, start + step * end
+        if a0 > a1:
+            a0, a1 = a1, a0
+        if major_x:
+            if 0 <= b < height:
+                _span(s, b, a0, a1 + 1, color)
+        elif 0 <= b < width:
+            # one column: a strided slice of 32-bit pixels (no array module: it loads collections)
+            view[a0 * width + b:a1 * width + b + 1:width] = memoryview(color * (a1 - a0 + 1)).cast("I")
+        i = end + 1
+    if view is not None:
+        view.release()
 
 
 def _disc_half(r: int, dy: int) -> int:

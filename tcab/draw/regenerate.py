@@ -9,8 +9,6 @@ keyframes and the total drawing work (``MAX_WORK``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from tcab.draw import png
 from tcab.draw.colors import parse_background
 from tcab.draw.config import ToolConfig
@@ -20,6 +18,10 @@ from tcab.draw.limits import MAX_WORK
 from tcab.draw.logs import parse_log, read_log_file  # noqa: F401  (read_log_file: for callers)
 from tcab.draw.ops import Op, draw
 from tcab.draw.raster import Surface
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a fresh draw process more than it draws
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def replay_layers(config: ToolConfig, data: bytes | None, label: str = "layers") -> LayerSet:

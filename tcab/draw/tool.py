@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import time
 
-from tcab.draw import cache, png
+from tcab.draw import cache
 from tcab.draw.colors import parse_background
 from tcab.draw.errors import LogError, UsageError
 from tcab.draw.layers import LayerSet
 from tcab.draw.logs import append_line, op_line, parse_log, read_log_file, write_atomic
-from tcab.draw.ops import Op
+from tcab.draw.ops import Op, check_op
 from tcab.draw.raster import Surface
 from tcab.draw.regenerate import finish, replay_canvas, replay_layers
 
@@ -32,7 +32,7 @@ def _frame(ws, text: str | None, *, needed: bool) -> int | None:
             raise UsageError("--frame: required (which frame to draw on)")
         return None
     try:
-        frame = int(text) if text.lstrip("-").isdigit() else None
+        frame = int(text) if text.isascii() and text.lstrip("-").isdigit() else None
     except ValueError:
         frame = None
     if frame is None or frame not in config.frames:
@@ -106,7 +106,7 @@ def record(ws, op: Op, values: dict, parsed, tool: str) -> int:
         if op.name == "mirror-horizontal" and values["axis_x"] is None:
             values["axis_x"] = config.width // 2
         line = op_line(op.name, values)
-        new = parse_log(line, "the new operation", layered=False)
+        new = [check_op({"op": op.name, **values}, "the new operation", layered=False)]
         cache_file = cache.path_for(ws.path, frame)
         cached = cache.load(cache_file, config, data)
         if cached is None:  # replay the whole log (and check it: a hand-edited log is refused here)
@@ -116,6 +116,7 @@ def record(ws, op: Op, values: dict, parsed, tool: str) -> int:
             canvas, count = replay_canvas(config, new, label, surface=cached[0]), cached[1] + 1
         grown = data + (b"" if not data or data.endswith(b"\n") else b"\n") + line
         image = finish(canvas.copy(), layers, frame)
+        os.makedirs(os.path.dirname(ws.file(label)), exist_ok=True)  # a frames/ folder the model removed
         append_line(ws.file(label), line)
         cache.store(cache_file, config, grown, canvas, count)
         preview = _write_preview(ws, frame, image)
@@ -132,7 +133,7 @@ def record(ws, op: Op, values: dict, parsed, tool: str) -> int:
         if op.name == "mirror-horizontal" and values["axis_x"] is None:
             values["axis_x"] = target.width // 2
     line = op_line(op.name, values)
-    ((checked_op, checked),) = parse_log(line, "the new operation", layered=True)
+    checked_op, checked = check_op({"op": op.name, **values}, "the new operation", layered=True)
     try:
         layers.apply(checked_op, checked, "the new operation", sheet=config.sheet)
     except LogError as exc:
@@ -141,6 +142,7 @@ def record(ws, op: Op, values: dict, parsed, tool: str) -> int:
         raise UsageError(f"--frame: {checked['frame']} is not a frame of this sheet "
                          f"(frames: {', '.join(map(str, config.frames))})")
     images = [(frame, _render(ws, frame, layers)) for frame in config.frame_keys()]
+    os.makedirs(os.path.dirname(ws.file(config.layers)), exist_ok=True)
     append_line(ws.file(config.layers), line)
     for frame, image in images:
         _write_preview(ws, frame, image)
@@ -211,5 +213,3 @@ def render(ws, parsed, tool: str) -> int:
     print(f"render: {log} ({len(ops)} ops) -> {out} ({width}x{height}); the log is unchanged")
     return 0
 
-
-_ = png  # the PNG module is loaded here once for every path above

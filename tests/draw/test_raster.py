@@ -3,26 +3,12 @@ costs nothing for huge coordinates (tcab/draw/raster.py)."""
 
 from __future__ import annotations
 
+import random
 import time
 
 from tcab.draw import raster
 from tcab.draw.raster import Surface
-
-R = b"\xff\x00\x00\xff"
-G = b"\x00\xff\x00\xff"
-B = b"\x00\x00\xff\xff"
-
-
-def picture(s: Surface, legend: dict[bytes, str] | None = None) -> list[str]:
-    legend = legend or {R: "R", G: "G", B: "B"}
-    rows = []
-    for y in range(s.height):
-        row = ""
-        for x in range(s.width):
-            px = bytes(s.buf[(y * s.width + x) * 4:(y * s.width + x) * 4 + 4])
-            row += legend.get(px, "." if px[3] == 0 else "?")
-        rows.append(row)
-    return rows
+from tests.support.draw import B, G, R, picture
 
 
 def test_fill_rect_is_clipped_and_replaces_pixels() -> None:
@@ -141,3 +127,26 @@ def test_mirror_horizontal_copies_the_left_onto_the_right() -> None:
     raster.mirror_horizontal(s, 1 << 62)  # far away: nothing to copy
     raster.mirror_horizontal(s, -(1 << 62))
     assert picture(s) == ["RR...R", "....G."]
+
+
+def test_lines_drawn_as_runs_are_the_pixels_of_the_definition() -> None:
+    def reference(s: Surface, x0: int, y0: int, x1: int, y1: int, color: bytes) -> None:
+        dx, dy = x1 - x0, y1 - y0
+        n = max(abs(dx), abs(dy))
+        for i in range(n + 1):
+            if n == 0:
+                x, y = x0, y0
+            elif abs(dx) >= abs(dy):
+                x, y = x0 + (1 if dx > 0 else -1) * i, y0 + (2 * dy * i + n) // (2 * n)
+            else:
+                x, y = x0 + (2 * dx * i + n) // (2 * n), y0 + (1 if dy > 0 else -1) * i
+            raster.set_pixel(s, x, y, color)
+
+    rng = random.Random(11)
+    for _ in range(3000):
+        ends = [rng.randrange(-30, 50) for _ in range(4)]
+        width, height = rng.randrange(1, 20), rng.randrange(1, 20)
+        ours, theirs = Surface(width, height), Surface(width, height)
+        raster.line(ours, *ends, R)
+        reference(theirs, *ends, R)
+        assert ours.buf == theirs.buf, (ends, width, height)
