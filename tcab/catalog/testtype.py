@@ -22,7 +22,10 @@ class attributes and methods:
   and ``report_table``: ``"module:object"`` of a ``TypeTable``, a table of
   its own in every group of its cases (its columns and the query of its rows);
 - ``reviewed`` and :meth:`review_material`: what a reviewer grades;
-- ``view_panel``: ``"module:function"`` of its panel in ``tcab view``.
+- ``view_panel``: ``"module:function"`` of its panel in ``tcab view``;
+- :meth:`watch_setup`: what a watched run's workspace gets so that the run's
+  tool can stream its preview to the listener (:class:`LiveEndpoint`); a
+  type that cannot be watched keeps the default, which refuses.
 
 The end-to-end type is the worked example (``tcab/testtypes/end_to_end.py``).
 
@@ -44,6 +47,21 @@ if TYPE_CHECKING:
     from tcab.catalog.review import Scope
     from tcab.catalog.variants import Declared
     from tcab.seeding.plan import SeedEntry
+
+
+@dataclass(frozen=True, slots=True)
+class LiveEndpoint:
+    """Where a watched run's container sends its preview frames (tcab.watch):
+    ``url`` as the container reaches it (``http://host.docker.internal:PORT/frame``;
+    the host, port and path are what a client connects to, one TCP connection
+    per frame, docs/asset-generation.md "Watching a run") and the run's own
+    ``token``, which every frame's header must carry."""
+
+    url: str
+    token: str
+
+    def __repr__(self) -> str:  # the token stays out of tracebacks and logs
+        return f"LiveEndpoint(url={self.url!r}, token=<hidden>)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +167,18 @@ class TestType:
         if self.evaluate_command is None:
             return f"a {self.name} run is evaluated by its sweep's after-run tasks"
         return f"evaluate it with `tcab {self.evaluate_command} {run_id}`"
+
+    def watch_setup(self, case: CaseVersion, variant: Variant, workspace: Path, live: LiveEndpoint) -> None:
+        """Prepare a watched run: write into ``workspace`` (the run's own
+        staged copy of the seeded repository, copied into the container
+        after this returns and before the harness starts) what the run's
+        tool needs to send frames to ``live``. Called only for runs started
+        with ``--watch`` (or ``watch: true`` in a plan). Raises InputError
+        when runs of this type cannot be watched (the default)."""
+        from tcab.errors import InputError
+
+        raise InputError(f"a {self.name} run cannot be watched ({case.ref}): only a type whose tool "
+                         "streams a live preview can be (asset-generation)")
 
     def __repr__(self) -> str:
         return f"<test type {self.name}>"

@@ -136,12 +136,16 @@ def _summary(console, record) -> None:
               help="Folder for the run folder (default: results/runs).")
 @click.option("--experimental", is_flag=True, help="Allow experimental versions.")
 @click.option("--json", "as_json", is_flag=True, help="Print run.json instead of the live stream.")
+@click.option("--watch", "watch", is_flag=True,
+              help="Watch the run live: a preview listener reachable from the run's container only, "
+                   "and a page on 127.0.0.1 (its URL is printed) showing each frame as it arrives. "
+                   "Only types whose tool streams a preview can be watched (asset-generation).")
 @_kube_options
 @click.pass_obj
 def run(settings: Settings, case: str, version: str | None, variant: str | None, harness_slug: str,
         model: str | None, max_runtime: float | None, idle_timeout: float, runtime_name: str,
         secrets: tuple[str, ...], max_collect_mb: int, max_collect_s: float, max_log_mb: int, out: Path | None,
-        experimental: bool, as_json: bool, **kube) -> None:
+        experimental: bool, as_json: bool, watch: bool, **kube) -> None:
     """Run harness H on CASE in a fresh container: seed the repository, install
     and probe the harness, run the case's init and the session under the max
     runtime and the idle watchdog, collect /work into results/runs/<run-id>/,
@@ -158,6 +162,7 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
       tcab run lights-out --variant torus --harness claude-code --model claude-sonnet-4-5 \\
           --max-runtime 0.5 --idle-timeout 600
       tcab run lights-out --harness codex --secret OPENAI_API_KEY --json
+      tcab run lattice-sink --harness claude-code --watch   (prints the page's URL)
     """
     from tcab.catalog import resolve_case
     from tcab.harnesses import load_harness
@@ -191,6 +196,12 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
             console.print(f"[yellow]{message}[/]")
         cancel.set()
 
+    watcher = None
+    if watch:
+        from tcab.watch import Watch
+
+        watcher = Watch()
+        console.print(f"watch the run at {watcher.start_page()}", highlight=False, soft_wrap=True)
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         record = execute_run(settings, resolved, chosen, harness, RunOptions(
@@ -199,11 +210,14 @@ def run(settings: Settings, case: str, version: str | None, variant: str | None,
             max_log_bytes=max_log_mb * 1024 * 1024,
             out_dir=out, limits=CollectLimits(max_bytes=max_collect_mb * 1024 * 1024,
                                                          max_seconds=max_collect_s),
-            on_event=None if as_json else _printer(console), cancel=cancel,
+            on_event=None if as_json else _printer(console), cancel=cancel, watch=watcher,
         ))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        if watcher is not None:
+            console.print(f"watch: {watcher.summary()}", highlight=False)
+            watcher.close()
     if as_json:
         click.echo(json.dumps(record.to_json(), indent=2))
     else:
@@ -233,9 +247,12 @@ def cleanup(run_id: str | None, runtime_name: str, as_json: bool, **kube) -> Non
       tcab cleanup --runtime kubernetes --k8s-namespace tcab   (deletes the run pods)
     """
     from tcab.runs import cleanup_containers
+    from tcab.watch import remove_stale_rules
 
     removed = cleanup_containers(_runtime_for(runtime_name, kube).open(), run_id)
+    rules = remove_stale_rules()  # preview firewall holes whose tcab was killed
     if as_json:
-        click.echo(json.dumps({"removed": removed}))
+        click.echo(json.dumps({"removed": removed, "preview_rules_removed": rules}))
     else:
-        click.echo(f"removed {len(removed)} container(s)" + "".join(f"\n  {c[:12]}" for c in removed))
+        click.echo(f"removed {len(removed)} container(s)" + "".join(f"\n  {c[:12]}" for c in removed)
+                   + (f"\nremoved {rules} stale preview firewall rule(s)" if rules else ""))

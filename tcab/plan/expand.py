@@ -75,6 +75,7 @@ def _runs(plan: Plan, catalog, known_harnesses: Iterable[str] | None, max_runs: 
                                 spec = RunSpec(
                                     case.slug, case.version, variant, h.slug, model, repeat,
                                     hashlib.sha256(entry.encode("utf-8")).hexdigest(),
+                                    watch=plan.watch if matrix.watch is None else matrix.watch,
                                 )
                                 # Two matrices naming the same run describe one run, not two.
                                 seen.setdefault(spec.name, spec)

@@ -53,6 +53,7 @@ class RunMatrix:
     harnesses: tuple[HarnessSelection, ...]
     repeats: int
     line: int
+    watch: bool | None = None  # None: the plan's own ``watch``
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +91,7 @@ class Plan:
     matrices: tuple[RunMatrix, ...]
     tournaments: tuple[TournamentPlan, ...]
     report: bool
+    watch: bool = False  # watch every run live unless its matrix says otherwise
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +108,9 @@ class RunSpec:
     #: ``capture/v1.0.0/base/reference/1``: the doit sub-task name and target
     #: path (computed once: a 10,000-run sweep asks for it many times).
     name: str = field(default="", compare=False)
+    #: Watched live (tcab.watch). Not in ``entry_digest``: a watch looks on, so
+    #: turning it on or off re-does no run.
+    watch: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.name:

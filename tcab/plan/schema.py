@@ -57,6 +57,8 @@ MATRIX = sy.Map(
         "cases": sy.Seq(CASE),
         "harnesses": sy.Seq(HARNESS),
         sy.Optional("repeats", default=1): _Int(),
+        # Watch these runs live (docs/asset-generation.md); overrides the plan's own `watch`.
+        sy.Optional("watch"): sy.Bool(),
     }
 )
 RUN_SOURCE = sy.Map({"harness": sy.Str(), sy.Optional("model"): sy.Str()}) | sy.Str()
@@ -87,6 +89,7 @@ SCHEMA = sy.Map(
         sy.Optional("runs"): sy.Seq(MATRIX),
         sy.Optional("tournaments"): sy.Seq(TOURNAMENT),
         sy.Optional("report", default=True): sy.Bool(),
+        sy.Optional("watch", default=False): sy.Bool(),
     }
 )
 
@@ -172,6 +175,7 @@ def _matrix(path: Path, node: sy.YAML, limits: PlanLimits) -> RunMatrix:
         harnesses=tuple(_harness(path, h) for h in node["harnesses"]),
         repeats=_within(path, node["repeats"], "repeats", 1, limits.max_repeats),
         line=node.start_line,
+        watch=None if _opt(node, "watch") is None else node["watch"].data,
     )
 
 
@@ -283,6 +287,7 @@ def _plan(path: Path, doc: sy.YAML, limits: PlanLimits) -> Plan:
         matrices=tuple(_matrix(path, m, limits) for m in _items(doc, "runs")),
         tournaments=tuple(_tournament(path, t, limits) for t in tournaments),
         report=doc["report"].data,
+        watch=doc["watch"].data,
     )
 
 

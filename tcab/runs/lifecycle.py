@@ -16,6 +16,7 @@ whatever happened.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -24,6 +25,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tcab.atomic import write_text
 from tcab.catalog import CaseVersion, Variant
@@ -41,6 +43,9 @@ from tcab.runtime.base import check_limit
 from tcab.runtime.choice import RuntimeChoice, open_runtime
 from tcab.seeding.cache import seed_from_cache, store_dir
 from tcab.settings import Settings
+
+if TYPE_CHECKING:
+    from tcab.watch import RunListener, Watch
 
 DEFAULT_IDLE_TIMEOUT_S = 30 * 60.0
 
@@ -60,7 +65,11 @@ class RunOptions:
     sweep's seed task: nothing is read back from git or hashed again) instead
     of a seed made for this run. ``cancel`` stops the run as ``canceled``.
     ``max_log_bytes`` caps raw.jsonl and events.jsonl each (the rest of the
-    output is counted and dropped, with a marker line).
+    output is counted and dropped, with a marker line). ``watch`` (a
+    :class:`tcab.watch.Watch`) makes a watched run: a preview listener for
+    it on the runtime's host address, the case type's ``watch_setup`` on
+    the staged workspace, and ``host.docker.internal`` in its container;
+    None (the default) is an unwatched run, with no host mapping at all.
 
     Limits must be finite and positive: ValueError names the field otherwise
     (NaN or infinity would silently switch a watchdog off).
@@ -74,7 +83,7 @@ class RunOptions:
     env: Mapping[str, str] | None = None
     out_dir: Path | None = None
     limits: CollectLimits = field(default_factory=CollectLimits)
-    preview: bool = False
+    watch: Watch | None = None
     record_db: bool = True
     run_id: str | None = None
     seed: SeededRepo | None = None
@@ -151,20 +160,27 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
     run_dir = Path(options.out_dir or settings.runs_dir) / run_id
     seed_started = time.time()
     seed = _seed(settings, case, variant, options, run_id)
-    redactor = Redactor(secret_values)
-    state = RunState(
-        run_id=run_id, run_dir=run_dir, runtime=runtime, harness=harness, options=options,
-        image_ref=resolve_image(case.test_type.run_image), seed_dir=seed.dir, solutions=solutions,
-        prompt=seed.prompt, init=case.init, secrets=secret_values,
-        max_runtime_s=cap, seed_started=seed_started,
-        environment_cache=settings.build_dir / ENVIRONMENTS,
-    )
+    watching = contextlib.ExitStack()
+    state: RunState | None = None
     try:
+        on_started = None
+        if options.watch is not None:
+            seed, listener = _watched(settings, case, variant, options.watch, runtime, run_id, seed, watching)
+            on_started = _peer_of(listener, runtime)
+        redactor = Redactor(secret_values)
+        state = RunState(
+            run_id=run_id, run_dir=run_dir, runtime=runtime, harness=harness, options=options,
+            image_ref=resolve_image(case.test_type.run_image), seed_dir=seed.dir, solutions=solutions,
+            prompt=seed.prompt, init=case.init, secrets=secret_values,
+            max_runtime_s=cap, seed_started=seed_started,
+            environment_cache=settings.build_dir / ENVIRONMENTS, on_started=on_started,
+        )
         run_dir.mkdir(parents=True, exist_ok=False)
         adapter = GuardedAdapter(make_adapter(harness.adapter), state.faults)
         with RunLog(run_dir, redactor, adapter, guarded_sink(options.on_event, state.faults),
                     options.max_log_bytes) as log:
             outcome = state.execute(log)  # holds interrupts back from its cleanup on
+        watching.close()  # the container is gone: no frame can come any more
         record = _run_record(state, case, variant, seed, redactor, outcome)
         if state.faults:  # before run.json, which says the run folder is complete
             write_text(run_dir / INTERNAL_ERROR_FILE, redactor.redact(state.faults.report()))
@@ -172,9 +188,11 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
         if options.record_db:
             _record_row(settings, record)
     finally:
+        watching.close()
         if seed.own:
             shutil.rmtree(seed.dir, ignore_errors=True)
-        state.shield.release()  # an interrupt that waited is delivered here
+        if state is not None:
+            state.shield.release()  # an interrupt that waited is delivered here
     if outcome.interrupted:
         raise KeyboardInterrupt
     return record
@@ -198,6 +216,38 @@ def _seed(settings: Settings, case: CaseVersion, variant: Variant, options: RunO
     seed_dir = Path(settings.tmp_dir) / "run-seeds" / run_id
     seed = seed_from_cache(store_dir(settings.build_dir), case, variant, seed_dir)
     return _Seed(seed_dir, seed.commit, seed.prompt, seed.case_digest, own=True)
+
+
+def _watched(settings: Settings, case: CaseVersion, variant: Variant, watch: Watch, runtime: Runtime,
+             run_id: str, seed: _Seed, stack: contextlib.ExitStack) -> tuple[_Seed, RunListener]:
+    """Set a watched run up before its folder exists: bind its listener on
+    the runtime's host address, stage the workspace (a copy of its own when
+    the seed is a sweep's target, never written to), let the case's type
+    write the live endpoint into it (InputError: the type cannot be
+    watched), then open the firewall's hook and serve until ``stack`` closes.
+    Returns the staged seed (removed after the run) and the listener, which
+    takes frames from nobody until the container's address is known."""
+    listener: RunListener = watch.listener(runtime.preview_address(), run_id)
+    stack.callback(listener.close)
+    listener.expect_peer()
+    if not seed.own:
+        staged = Path(settings.tmp_dir) / "run-seeds" / f"{run_id}-watched"
+        staged.parent.mkdir(parents=True, exist_ok=True)
+        stack.callback(shutil.rmtree, staged, ignore_errors=True)
+        shutil.copytree(seed.dir, staged, symlinks=True)
+        seed = dataclasses.replace(seed, dir=staged, own=True)
+    case.test_type.watch_setup(case, variant, seed.dir, listener.live)
+    stack.enter_context(listener.serving())
+    return seed, listener
+
+
+def _peer_of(listener: RunListener, runtime: Runtime):
+    """What the run does once its container started: name it as the one peer
+    its listener takes frames from (another container of the run network,
+    token or not, is reset at accept)."""
+    def allow(container: str) -> None:
+        listener.allow_peer(runtime.container_address(container))
+    return allow
 
 
 def _run_record(state: RunState, case: CaseVersion, variant: Variant, seed: _Seed,

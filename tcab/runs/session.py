@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,9 @@ class RunState:
     faults: FaultLog = field(default_factory=FaultLog)
     # Where the image's probed tool versions are kept by image id (None: probe every run).
     environment_cache: Path | None = None
+    #: Called with the container's id once it started (a watched run's listener
+    #: learns its one peer from it); a backend error in it is infrastructure.
+    on_started: Callable[[str], None] | None = None
     container: str | None = None
     deadline: float = 0.0
     out: Outcome = field(default_factory=Outcome)
@@ -233,10 +237,12 @@ class RunState:
     def _prepare(self, log: RunLog) -> None:
         rt, out = self.runtime, self.out
         image = self._step(log, "pull", lambda: rt.ensure_image(self.image_ref))
-        spec = ContainerSpec(image=image.ref, run_id=self.run_id, host_gateway=self.options.preview)
+        spec = ContainerSpec(image=image.ref, run_id=self.run_id, host_gateway=self.options.watch is not None)
 
         def start() -> None:
             self.container = rt.start(spec)
+            if self.on_started is not None:
+                self.on_started(self.container)
             # The digest of what the container runs: a kubernetes node
             # resolves the image only when it starts the pod.
             running = rt.image_digest(self.container)

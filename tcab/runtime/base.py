@@ -285,3 +285,16 @@ class Runtime(Protocol):
     def list_run_containers(self, run_id: str | None = None) -> list[str]:
         """Ids of containers carrying ``RUN_LABEL`` (with that value if given)."""
         ...
+
+    def preview_address(self) -> str:
+        """The host address a container started with ``host_gateway`` reaches
+        as ``host.docker.internal``: a watched run's preview listener binds it,
+        and only it. Raises RuntimeSettingsError when the backend cannot say
+        (kubernetes without the driver's pod IP)."""
+        ...
+
+    def container_address(self, container: str) -> str | None:
+        """The source address of what ``container`` sends to
+        :meth:`preview_address` (a watched run's listener takes frames from it
+        alone), or None when the backend cannot promise one."""
+        ...

@@ -219,18 +219,34 @@ class DockerRuntime:
         return cid
 
     def _host_gateway(self) -> str:
-        """What ``host.docker.internal`` maps to: the run network's own
-        gateway address, the host side of the container's bridge, on Docker
-        Engine and Podman alike (Podman 4.3 would write Docker's magic
-        ``host-gateway`` verbatim into /etc/hosts, and Docker's resolves to
-        another bridge). The firewall rejects it too, until the preview
-        listener's hook opens its port: containers/run-network.sh."""
+        """What ``host.docker.internal`` maps to: the run network's gateway
+        address, on Docker Engine and Podman alike (Docker's magic
+        ``host-gateway`` would be docker0's address, which a watch's listener
+        does not bind; Podman 4.3 writes the magic word verbatim into
+        /etc/hosts). The firewall rejects it too, except for a watched run's
+        listener port (containers/run-network.sh, tcab.watch.firewall)."""
         with _engine("find the host gateway address"):
             net = self.api.inspect_network(self.network)
             for config in (net.get("IPAM") or {}).get("Config") or []:
                 if config.get("Gateway"):
                     return config["Gateway"]
         raise RuntimeBackendError(f"docker runtime: the {self.network} network has no gateway address")
+
+    def preview_address(self) -> str:
+        """The run network's gateway: what a watched run's container reaches as
+        host.docker.internal, and so the one address its listener binds."""
+        self._check_network()
+        return self._host_gateway()
+
+    def container_address(self, container: str) -> str | None:
+        """The container's address on the run network (its traffic to the
+        gateway is not NATed: same bridge)."""
+        with _engine("inspect the address of", container):
+            networks = (self.api.inspect_container(container).get("NetworkSettings") or {}).get("Networks") or {}
+        address = (networks.get(self.network) or {}).get("IPAddress")
+        if not address:
+            raise RuntimeBackendError(f"docker runtime: container {container[:12]} has no address on {self.network}")
+        return address
 
     def remove(self, container: str) -> None:
         import docker.errors  # optional dependency (see library_errors)

@@ -10,8 +10,10 @@ forked, and a client or connection must never cross a fork.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -70,9 +72,26 @@ def run(request: RunRequest) -> RunOutcome:
         **({} if runtime.idle_timeout_s is None else {"idle_timeout_s": runtime.idle_timeout_s}),
     )
     case = request.case
-    record = execute_run(settings, case, case.variant(spec.variant),
-                         load_harness(settings.harnesses_dir, spec.harness), options)
+    watch = _start_watch(spec) if spec.watch else None
+    try:
+        record = execute_run(settings, case, case.variant(spec.variant),
+                             load_harness(settings.harnesses_dir, spec.harness),
+                             dataclasses.replace(options, watch=watch))
+    finally:
+        if watch is not None:
+            print(f"watch {spec.name}: {watch.summary()}", file=sys.stderr, flush=True)
+            watch.close()
     return RunOutcome(record.id, record.status, Path(record.run_dir), record.artifact_digest, record.status_detail)
+
+
+def _start_watch(spec):
+    """A watch of one sweep run (``watch: true`` in the plan): its page's URL
+    goes to stderr, which doit shows as the task runs."""
+    from tcab.watch import Watch
+
+    watch = Watch()
+    print(f"watch {spec.name} at {watch.start_page()}", file=sys.stderr, flush=True)
+    return watch
 
 
 def _record_build(settings: Settings, record) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from tcab.catalog.testtype import (
     AfterRun,
     BuildKeys,
+    LiveEndpoint,
     ParsedSection,
     Section,
     SectionInput,
@@ -23,6 +24,6 @@ from tcab.catalog.typetable import BUILTIN, ENV, extra_types, get_type, is_type,
 from tcab.testtypes.base import reference_entries
 
 __all__ = [
-    "BUILTIN", "ENV", "AfterRun", "BuildKeys", "ParsedSection", "Section", "SectionInput", "SeedingInput",
+    "BUILTIN", "ENV", "AfterRun", "BuildKeys", "LiveEndpoint", "ParsedSection", "Section", "SectionInput", "SeedingInput",
     "TestType", "extra_types", "get_type", "is_type", "reference_entries", "type_names",
 ]

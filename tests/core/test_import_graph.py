@@ -133,7 +133,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     # The key of each artifact (module builds, seeds, validations): over the catalog's digests.
     ("keys", frozenset({"artifacts"})),
     # Chromium and its pages (shared by seeding and validation), harness adapters, sweep plans.
-    ("tools", frozenset({"browser", "harnesses", "plan"})),
+    # The preview listener of a watched run and its page.
+    ("tools", frozenset({"browser", "harnesses", "plan", "watch"})),
     ("seeding", frozenset({"seeding"})),
     # The test types (end-to-end, adversarial): what a type adds to parsing and
     # seeding; reached only through the catalog's table of "module:Class" names.

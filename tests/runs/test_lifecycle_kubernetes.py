@@ -106,20 +106,5 @@ def test_cli_run_and_cleanup(settings, scripted, kube_runtime, kube_standin, bas
     assert json.loads(clean.stdout)["removed"] == [leaked] and kube_standin.pods() == []
 
 
-@pytest.mark.timeout(300)
-def test_a_preview_reaches_the_drivers_pod_ip(settings, e2e_case, scripted, kube_standin, monkeypatch) -> None:
-    from tcab.runtime import get_runtime
-
-    kube_standin.faults.__init__()
-    monkeypatch.setenv("POD_IP", "10.254.0.7")  # what the downward API gives a driver pod
-    rt = get_runtime("kubernetes", kubeconfig=str(kube_standin.kubeconfig))
-    look = "getent hosts host.docker.internal || echo unmapped"
-    watched = _run(settings, e2e_case, scripted(look), rt, kube_standin, preview=True)
-    assert watched.status == "completed", watched.status_detail
-    lines = (watched.run_dir / "raw.jsonl").read_text()
-    assert "10.254.0.7" in lines and "host.docker.internal" in lines
-    assert kube_standin.store.created[-1]["spec"]["hostAliases"] == [
-        {"ip": "10.254.0.7", "hostnames": ["host.docker.internal"]}]
-    unwatched = _run(settings, e2e_case, scripted(look), rt, kube_standin)
-    assert "hostAliases" not in kube_standin.store.created[-1]["spec"]
-    assert "10.254.0.7" not in (unwatched.run_dir / "raw.jsonl").read_text()
+# A watched run through the stand-in (hostAliases, frames reaching the listener):
+# tests/watch/test_watched_kubernetes.py.

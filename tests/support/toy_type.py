@@ -14,7 +14,9 @@ Its runs use the ``base-wasm`` image; seeding adds ``TOY.md``; after each
 run a sweep scores it (``score:<run>``), writing a :class:`ToyScore` to
 ``results/sweep/toy-scores/<run>.json``; its report table (``toy-scores``) shows
 each scored run's score, and its panel in ``tcab view`` shows the answer
-file's first line.
+file's first line. A toy run can be watched: ``watch_setup`` writes the live
+endpoint to ``.tcab/live.json`` (``url``, ``token``) for a scripted session
+to send frames to (tests/watch).
 """
 
 from __future__ import annotations
@@ -86,6 +88,11 @@ class ToyType(TestType):
 
         text = f"# Toy\n\nWrite the word `{case.section.word}` into `{case.section.file}`.\n"
         return [SeedEntry("TOY.md", text.encode(), MODE_FILE, "toy answer sheet")]
+
+
+    def watch_setup(self, case, variant, workspace: Path, live) -> None:
+        (workspace / ".tcab").mkdir(exist_ok=True)
+        (workspace / ".tcab" / "live.json").write_text(json.dumps({"url": live.url, "token": live.token}))
 
 
 def score_record(ctx, spec) -> Path:

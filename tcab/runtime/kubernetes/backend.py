@@ -55,6 +55,7 @@ from tcab.runtime.kubernetes.pods import (
     pod_manifest,
     pod_name,
     pod_problem,
+    preview_host,
     run_label,
     wait_running,
 )
@@ -158,6 +159,16 @@ class KubernetesRuntime:
         image_id, digest = image_digest(pod)
         self._digests[spec.image] = self._pod_images[name] = ImageInfo(ref=spec.image, id=image_id, digest=digest)
         return name
+
+    def preview_address(self) -> str:
+        """The driver's own pod IP (``POD_IP`` or ``preview_host``): what a
+        watched run's pod maps host.docker.internal to."""
+        return preview_host(self.settings)
+
+    def container_address(self, container: str) -> str | None:
+        """None: a pod's traffic to the driver may be NATed by the cluster's
+        network plugin, so its pod IP is no promise (the token still is)."""
+        return None
 
     def remove(self, container: str) -> None:
         from kubernetes.client.exceptions import ApiException

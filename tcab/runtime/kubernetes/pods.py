@@ -97,6 +97,17 @@ def pod_name(run_id: str) -> str:
     return f"tcab-{clean}-{secrets.token_hex(4)}"
 
 
+def preview_host(settings: KubeSettings) -> str:
+    """The address a watched run's pod reaches as host.docker.internal (and
+    the driver's preview listener binds). Raises RuntimeSettingsError when
+    it is not known."""
+    if not settings.preview_host:
+        raise RuntimeSettingsError(
+            "kubernetes runtime: a preview needs the driver's pod IP for host.docker.internal: "
+            "set POD_IP from the downward API or the preview_host setting (TCAB_K8S_PREVIEW_HOST)")
+    return settings.preview_host
+
+
 def pod_manifest(spec: ContainerSpec, settings: KubeSettings, name: str, *, pull_policy: str = "IfNotPresent") -> dict:
     """The Pod for ``spec``: see docs/kubernetes.md for what each field is for.
     ``pull_policy`` is ``Never`` only for ``ensure_image(pull=False)``."""
@@ -140,11 +151,7 @@ def pod_manifest(spec: ContainerSpec, settings: KubeSettings, name: str, *, pull
     if settings.image_pull_secret:
         pod_spec["imagePullSecrets"] = [{"name": settings.image_pull_secret}]
     if spec.host_gateway:
-        if not settings.preview_host:
-            raise RuntimeSettingsError(
-                "kubernetes runtime: a preview needs the driver's pod IP for host.docker.internal: "
-                "set POD_IP from the downward API or the preview_host setting (TCAB_K8S_PREVIEW_HOST)")
-        pod_spec["hostAliases"] = [{"ip": settings.preview_host, "hostnames": ["host.docker.internal"]}]
+        pod_spec["hostAliases"] = [{"ip": preview_host(settings), "hostnames": ["host.docker.internal"]}]
     labels = {}
     for key, value in spec.labels.items():
         if not (check_label_key(key) and check_label_value(str(value))):
