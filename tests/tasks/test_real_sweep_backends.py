@@ -7,7 +7,6 @@ must record the same; a second sweep must have nothing to do."""
 from __future__ import annotations
 
 import math
-
 import os
 import sqlite3
 import subprocess
