@@ -25,12 +25,13 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 CHROMIUM = os.environ.get("TCAB_CHROMIUM", "/usr/bin/chromium")
 POLL_S = 0.1
+STUCK_GRACE_S = 5.0  # after Chromium is killed, how long its owner has to come back before on_stuck
 RESCAN_S = 1.0  # scanning all of /proc costs ~50 ms on a loaded host: members are re-listed this often
 
 
@@ -56,13 +57,22 @@ def chromium_args(profile: Path, site_port: int, refusing_port: int, js_heap_mb:
     ]
 
 
-def _group_of(pid: str) -> int | None:
+def _stat_field(pid: str, index: int) -> int | None:
+    """Field ``index`` after the command name of ``/proc/<pid>/stat`` (0 state, 1 ppid, 2 pgrp)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-            return int(fh.read().rsplit(b")", 1)[1].split()[2])
+            return int(fh.read().rsplit(b")", 1)[1].split()[index])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def _group_of(pid: str) -> int | None:
+    return _stat_field(pid, 2)
+
+
+def parent_of(pid: str) -> int | None:
+    return _stat_field(pid, 1)
 
 
 def group_members(pgid: int) -> set[int]:
@@ -94,11 +104,15 @@ def kill_group(pgid: int) -> None:
 class Watchdog(threading.Thread):
     """Kills process group ``pgid`` at ``deadline`` (monotonic) or over
     ``max_memory_bytes``; ``reason`` ("timeout" / "memory") and ``detail``
-    say why, None while it has not fired."""
+    say why, None while it has not fired. When it is not stopped within
+    ``STUCK_GRACE_S`` of firing, it calls ``on_stuck`` (the Playwright
+    driver's kill: a call Playwright never ends, tcab.browser.driver)."""
 
-    def __init__(self, pgid: int, wall_time_s: float, max_memory_bytes: int):
+    def __init__(self, pgid: int, wall_time_s: float, max_memory_bytes: int,
+                 on_stuck: Callable[[], None] | None = None):
         super().__init__(name="tcab-chromium-watchdog", daemon=True)
         self.pgid = pgid
+        self.on_stuck = on_stuck
         self.wall_time_s = wall_time_s
         self.deadline = time.monotonic() + wall_time_s
         self.max_memory_bytes = max_memory_bytes
@@ -114,7 +128,7 @@ class Watchdog(threading.Thread):
             if time.monotonic() >= self.deadline:
                 self._fire("timeout", f"the browser check did not finish within {self.wall_time_s:g}s "
                                       "(load, settle and screenshots of every view); Chromium was killed")
-                return
+                break
             if time.monotonic() - scanned >= RESCAN_S:
                 members, scanned = group_members(self.pgid), time.monotonic()
             used = private_memory(members)
@@ -122,7 +136,9 @@ class Watchdog(threading.Thread):
             if used > self.max_memory_bytes:
                 self._fire("memory", f"the page's browser used {used} bytes of memory "
                                      f"(limit {self.max_memory_bytes}); Chromium was killed")
-                return
+                break
+        if self.reason and self.on_stuck is not None and not self._done.wait(STUCK_GRACE_S):
+            self.on_stuck()
 
     def _fire(self, reason: str, detail: str) -> None:
         self.reason, self.detail = reason, detail
@@ -154,9 +170,10 @@ def _devtools_endpoint(profile: Path, proc: subprocess.Popen, watchdog: Watchdog
 
 @contextmanager
 def running_chromium(profile: Path, site_port: int, *, wall_time_s: float, max_memory_bytes: int,
-                     js_heap_mb: int) -> Iterator[tuple[str, Watchdog]]:
+                     js_heap_mb: int, on_stuck: Callable[[], None] | None = None) -> Iterator[tuple[str, Watchdog]]:
     """Start Chromium with ``profile`` allowed to reach only ``127.0.0.1:site_port``;
     yield (DevTools endpoint, its watchdog); kill its whole group on exit.
+    ``on_stuck`` is the watchdog's (the Playwright driver's kill).
 
     The endpoint is "" when the watchdog fired before Chromium listened.
     Raises ``BrowserUnavailable`` when Chromium cannot start.
@@ -171,7 +188,7 @@ def running_chromium(profile: Path, site_port: int, *, wall_time_s: float, max_m
                 start_new_session=True)
         except OSError as exc:
             raise BrowserUnavailable(f"{CHROMIUM} did not start: {exc}") from exc
-        watchdog = Watchdog(proc.pid, wall_time_s, max_memory_bytes)
+        watchdog = Watchdog(proc.pid, wall_time_s, max_memory_bytes, on_stuck)
         watchdog.start()
         try:
             yield _devtools_endpoint(profile, proc, watchdog), watchdog

@@ -36,6 +36,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from tcab.browser.chromium import BrowserUnavailable, running_chromium
+from tcab.browser.driver import PlaywrightDriver
 from tcab.browser.site_server import Refused, request_components, serve_site
 from tcab.catalog.toml import display_path
 from tcab.errors import BrowserError
@@ -143,23 +144,17 @@ class MockupSession:
 
     def _start(self) -> None:
         """Serve the folder, start Playwright and Chromium (once per session)."""
-        try:
-            from playwright.sync_api import Error as PlaywrightError
-            from playwright.sync_api import sync_playwright
-        except ImportError as exc:
-            raise BrowserUnavailable(f"playwright is not installed ({exc})") from exc
         stack = ExitStack()
         try:
             self._base, port = stack.enter_context(serve_site(self.root, self.limits.max_file_bytes))
             profile = stack.enter_context(tempfile.TemporaryDirectory(prefix="tcab-mockup-"))
-            try:
-                pw = sync_playwright().start()
-            except Exception as exc:  # noqa: BLE001 - the driver failing is infrastructure
-                raise BrowserUnavailable(f"playwright did not start: {exc}") from exc
-            stack.callback(pw.stop)
+            driver = stack.enter_context(PlaywrightDriver())
+            pw = driver.playwright()
+            from playwright.sync_api import Error as PlaywrightError
             endpoint, self._watchdog = stack.enter_context(running_chromium(
                 Path(profile), port, wall_time_s=self.limits.start_timeout_s,
-                max_memory_bytes=self.limits.max_memory_bytes, js_heap_mb=self.limits.js_heap_mb))
+                max_memory_bytes=self.limits.max_memory_bytes, js_heap_mb=self.limits.js_heap_mb,
+                on_stuck=driver.kill))
             self.browser_starts += 1
             try:
                 if not endpoint:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcab.browser.chromium import BrowserUnavailable, running_chromium
+from tcab.browser.driver import PlaywrightDriver
 from tcab.browser.site_server import serve_site
 from tcab.errors import BrowserError
 from tcab.limits import check_limits
@@ -209,42 +210,33 @@ def check_page(folder: Path, views: list[View], limits: BrowserLimits | None = N
     if not _index_is_regular(folder):
         return PageResult((Check("index", False, "index.html is missing from the output folder"),), {})
     checks = [Check("index", True, "index.html present")]
-    try:
-        from playwright.sync_api import Error as PlaywrightError
-        from playwright.sync_api import sync_playwright
-    except ImportError as exc:
-        raise BrowserUnavailable(f"playwright is not installed ({exc})") from exc
     errors = ErrorLog()
     shots: dict[str, bytes] = {}
     with (serve_site(folder, limits.max_file_bytes) as (url, port),
-          tempfile.TemporaryDirectory(prefix="tcab-chromium-") as profile):
-        try:
-            pw = sync_playwright().start()
-        except Exception as exc:  # noqa: BLE001 - the driver failing is infrastructure
-            raise BrowserUnavailable(f"playwright did not start: {exc}") from exc
-        try:
-            with running_chromium(Path(profile), port, wall_time_s=limits.wall_time_s,
-                                  max_memory_bytes=limits.max_memory_bytes,
-                                  js_heap_mb=limits.js_heap_mb) as (endpoint, watchdog):
-                try:
-                    if not endpoint:
-                        raise PlaywrightError("Chromium was killed before it listened")
-                    browser = pw.chromium.connect_over_cdp(endpoint, timeout=limits.wall_time_s * 1000)
-                    context = browser.new_context(service_workers="block", accept_downloads=False)
-                    # Untrusted code in a browser on the host: it may reach only the site
-                    # (Chromium's proxy fence enforces it; these name what was tried).
-                    context.route("**/*", lambda route: _only_local(route, url, errors))
-                    context.route_web_socket("**/*", lambda ws: _no_websocket(ws, errors))
-                    checks += _drive(context, url, views, shots, errors, limits, PlaywrightError)
-                except PlaywrightError as exc:
-                    if not watchdog.reason:
-                        raise BrowserUnavailable(f"the browser failed: {_clip(str(exc).splitlines()[0])}") from exc
-                if watchdog.reason:
-                    # Whatever failed last failed because Chromium was killed: say why.
-                    checks = [c for c in checks if c.ok] + [Check(watchdog.reason, False, watchdog.detail)]
-                    shots.clear()
-        finally:
-            pw.stop()
+          tempfile.TemporaryDirectory(prefix="tcab-chromium-") as profile,
+          PlaywrightDriver() as driver):
+        pw = driver.playwright()
+        from playwright.sync_api import Error as PlaywrightError
+        with running_chromium(Path(profile), port, wall_time_s=limits.wall_time_s,
+                              max_memory_bytes=limits.max_memory_bytes,
+                              js_heap_mb=limits.js_heap_mb, on_stuck=driver.kill) as (endpoint, watchdog):
+            try:
+                if not endpoint:
+                    raise PlaywrightError("Chromium was killed before it listened")
+                browser = pw.chromium.connect_over_cdp(endpoint, timeout=limits.wall_time_s * 1000)
+                context = browser.new_context(service_workers="block", accept_downloads=False)
+                # Untrusted code in a browser on the host: it may reach only the site
+                # (Chromium's proxy fence enforces it; these name what was tried).
+                context.route("**/*", lambda route: _only_local(route, url, errors))
+                context.route_web_socket("**/*", lambda ws: _no_websocket(ws, errors))
+                checks += _drive(context, url, views, shots, errors, limits, PlaywrightError)
+            except PlaywrightError as exc:
+                if not watchdog.reason:
+                    raise BrowserUnavailable(f"the browser failed: {_clip(str(exc).splitlines()[0])}") from exc
+            if watchdog.reason:
+                # Whatever failed last failed because Chromium was killed: say why.
+                checks = [c for c in checks if c.ok] + [Check(watchdog.reason, False, watchdog.detail)]
+                shots.clear()
     if len(checks) < 2 or not checks[-1].ok:
         return PageResult(tuple(checks), shots)
     if errors.count:

@@ -27,7 +27,9 @@ site's port, killed by its watchdog), so a page that hangs, spins or swells in
 one check cannot take the next with it. The watchdog's deadline is the
 check's bound, tightened around each action to that action's own bound
 (its declared pause plus ``action_timeout_s``): the process tree is killed
-from outside whatever Playwright call is stuck. Dialogs are dismissed by
+from outside whatever Playwright call is stuck, and Playwright's driver too
+when the call outlives Chromium (:mod:`tcab.browser.driver`; the next check
+starts a fresh one). Dialogs are dismissed by
 Playwright, windows blocked by Chromium, requests outside the site aborted.
 """
 
@@ -45,6 +47,7 @@ from pathlib import Path
 
 from tcab.atomic import write_bytes
 from tcab.browser.chromium import running_chromium
+from tcab.browser.driver import PlaywrightDriver
 from tcab.browser.page import (
     MAX_VIEWPORT,
     BrowserLimits,
@@ -248,16 +251,17 @@ def _perform(page, action: Action) -> None:
         page.mouse.click(action.x, action.y)
 
 
-def _capture(pw, spec: CheckSpec, url: str, port: int, viewport: tuple[int, int], limits: CheckLimits,
-             browser: BrowserLimits, budget_s: float) -> tuple[bytes | None, str | None]:
+def _capture(driver: PlaywrightDriver, spec: CheckSpec, url: str, port: int, viewport: tuple[int, int],
+             limits: CheckLimits, browser: BrowserLimits, budget_s: float) -> tuple[bytes | None, str | None]:
     """Load, drive and screenshot the page in a Chromium of its own:
     (PNG, None), (PNG, why it does not count) or (None, why it failed)."""
     from playwright.sync_api import Error as PlaywrightError
 
     step, bound_s = "browser", budget_s
+    pw = driver.playwright()
     with (tempfile.TemporaryDirectory(prefix="tcab-chromium-") as profile,
           running_chromium(Path(profile), port, wall_time_s=budget_s, max_memory_bytes=browser.max_memory_bytes,
-                           js_heap_mb=browser.js_heap_mb) as (endpoint, watchdog)):
+                           js_heap_mb=browser.js_heap_mb, on_stuck=driver.kill) as (endpoint, watchdog)):
         check_deadline = watchdog.deadline
         try:
             if not endpoint:
@@ -298,7 +302,7 @@ def _capture(pw, spec: CheckSpec, url: str, port: int, viewport: tuple[int, int]
             return None, f"{step}: {_clip(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)}"
 
 
-def _run_one(pw, spec: CheckSpec, url: str, port: int, out_dir: Path, limits: CheckLimits,
+def _run_one(driver: PlaywrightDriver, spec: CheckSpec, url: str, port: int, out_dir: Path, limits: CheckLimits,
              browser: BrowserLimits, deadline: float) -> ViewCheckResult:
     started = time.monotonic()
 
@@ -320,7 +324,7 @@ def _run_one(pw, spec: CheckSpec, url: str, port: int, out_dir: Path, limits: Ch
     if pauses >= budget_s:
         return result(f"actions: they pause {round(pauses, 2):g}s in all (settle_s twice included), "
                       f"not less than the {round(budget_s, 2):g}s this check may take (check_timeout_s)")
-    png, error = _capture(pw, spec, url, port, spec.viewport or reference.size, limits, browser, budget_s)
+    png, error = _capture(driver, spec, url, port, spec.viewport or reference.size, limits, browser, budget_s)
     if png is None:
         return result(error)
     shot = f"{spec.view}.png"
@@ -352,17 +356,7 @@ def run_checks(folder: Path, specs: Sequence[CheckSpec], out_dir: Path, *, limit
     limits, browser = limits or CheckLimits(), browser or BrowserLimits()
     if not specs:
         return ()
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as exc:
-        raise BrowserUnavailable(f"playwright is not installed ({exc})") from exc
-    with serve_site(folder, browser.max_file_bytes) as (url, port):
-        try:
-            pw = sync_playwright().start()
-        except Exception as exc:  # noqa: BLE001 - the driver failing is infrastructure
-            raise BrowserUnavailable(f"playwright did not start: {exc}") from exc
+    with serve_site(folder, browser.max_file_bytes) as (url, port), PlaywrightDriver() as driver:
+        driver.playwright()  # started before the clock: a driver that cannot start is BrowserUnavailable
         deadline = time.monotonic() + limits.total_timeout_s  # the checks' time, from here
-        try:
-            return tuple(_run_one(pw, spec, url, port, out_dir, limits, browser, deadline) for spec in specs)
-        finally:
-            pw.stop()
+        return tuple(_run_one(driver, spec, url, port, out_dir, limits, browser, deadline) for spec in specs)
