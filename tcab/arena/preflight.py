@@ -20,6 +20,7 @@ unless finite and positive.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from dataclasses import dataclass, fields
@@ -90,7 +91,8 @@ class LoadLimits:
         Raises ``ArenaError`` naming the variable for a value that is not a
         finite positive number (integers for every field but ``compile_seconds``).
         """
-        env = os.environ if env is None else env
+        if env is None:  # the process's environment: parsed once per distinct set of values
+            return _limits_of(tuple((var, os.environ.get(var)) for var in _ENV_VARS))
         values: dict = {}
         for f in fields(cls):
             var = f"TCAB_WASM_{f.name.upper()}"
@@ -109,6 +111,14 @@ class LoadLimits:
                                  f"of at most {top}, got {text!r}")
             values[f.name] = value
         return cls(**values)
+
+
+_ENV_VARS = tuple(f"TCAB_WASM_{f.name.upper()}" for f in fields(LoadLimits))
+
+
+@functools.lru_cache(maxsize=16)
+def _limits_of(values: tuple[tuple[str, str | None], ...]) -> LoadLimits:
+    return LoadLimits.from_env({var: text for var, text in values if text is not None})
 
 
 class _Reader:

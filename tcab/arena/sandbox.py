@@ -34,6 +34,7 @@ data. Only a broken host (our bug) raises.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import orjson
@@ -73,6 +74,38 @@ class Limits:
     load: LoadLimits = field(default_factory=LoadLimits.from_env)
 
 
+#: A compiled module's ABI verdict per entry name, kept as long as the module is
+#: (a performance score or a match instantiates the same module many times).
+_ABI: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _abi_of(module: wasmtime.Module, entry: str) -> tuple[str | None, tuple[str, ...]]:
+    """(why the module does not have the controller ABI with ``entry``, or
+    None; the names of its exported tables)."""
+    by_entry = _ABI.setdefault(module, {})
+    found = by_entry.get(entry)
+    if found is None:
+        found = by_entry[entry] = _check_abi(module, entry)
+    return found
+
+
+def _check_abi(module: wasmtime.Module, entry: str) -> tuple[str | None, tuple[str, ...]]:
+    if module.imports:
+        names = ", ".join(f"{i.module}.{i.name}" for i in module.imports[:3])
+        return f"module has imports ({names}); it must be import-free", ()
+    wanted = {"memory": wasmtime.MemoryType, "alloc": wasmtime.FuncType, entry: wasmtime.FuncType}
+    exports = {e.name: e.type for e in module.exports}
+    for name, kind in wanted.items():
+        if not isinstance(exports.get(name), kind):
+            return f"missing export {name!r} ({kind.__name__})", ()
+    i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
+    for name, params, results in (("alloc", [i32], [i32]), (entry, [i32, i32], [i64])):
+        ft = exports[name]
+        if list(ft.params) != params or list(ft.results) != results:
+            return f"export {name!r} has type {ft.params}->{ft.results}", ()
+    return None, tuple(name for name, kind in exports.items() if isinstance(kind, wasmtime.TableType))
+
+
 class Controller:
     """One module instance. ``forfeit`` is set once it has failed; after that
     it is never called again. ``fuel_total``/``fuel_peak`` count fuel burnt in
@@ -99,23 +132,10 @@ class Controller:
         except (NotWasm, ModuleRejected, wasmtime.WasmtimeError) as exc:
             self.forfeit = Forfeit("load", _first_line(exc), 0, "load")
             return
-        if module.imports:
-            names = ", ".join(f"{i.module}.{i.name}" for i in module.imports[:3])
-            self.forfeit = Forfeit("load", f"module has imports ({names}); it must be import-free", 0, "load")
+        problem, tables = _abi_of(module, self.limits.entry)
+        if problem is not None:
+            self.forfeit = Forfeit("load", problem, 0, "load")
             return
-        wanted = {"memory": wasmtime.MemoryType, "alloc": wasmtime.FuncType,
-                  self.limits.entry: wasmtime.FuncType}
-        exports = {e.name: e.type for e in module.exports}
-        for name, kind in wanted.items():
-            if not isinstance(exports.get(name), kind):
-                self.forfeit = Forfeit("load", f"missing export {name!r} ({kind.__name__})", 0, "load")
-                return
-        i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
-        for name, params, results in (("alloc", [i32], [i32]), (self.limits.entry, [i32, i32], [i64])):
-            ft = exports[name]
-            if list(ft.params) != params or list(ft.results) != results:
-                self.forfeit = Forfeit("load", f"export {name!r} has type {ft.params}->{ft.results}", 0, "load")
-                return
         store = wasmtime.Store(get_engine())
         store.set_limits(memory_size=2 * self.limits.max_memory_bytes,
                          table_elements=2 * MAX_TABLE_ELEMENTS, instances=1, tables=4, memories=1)
@@ -137,7 +157,7 @@ class Controller:
         self._memory: wasmtime.Memory = exports["memory"]
         self._alloc: wasmtime.Func = exports["alloc"]
         self._entry: wasmtime.Func = exports[self.limits.entry]
-        self._tables = [exports[e.name] for e in module.exports if isinstance(e.type, wasmtime.TableType)]
+        self._tables = [exports[name] for name in tables]
         self._check_growth(0, "load")
 
     # -- one tick --------------------------------------------------------

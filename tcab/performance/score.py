@@ -25,7 +25,7 @@ import hashlib
 import hmac
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -72,13 +72,13 @@ class Scenarios:
     max_memory_bytes: int
     output_schema: bytes
     held: tuple[Held, ...]
+    digest: str = field(init=False, compare=False)  # of all the above, computed once (a score asks twice)
 
-    @property
-    def digest(self) -> str:
+    def __post_init__(self) -> None:
         doc = [self.entry, self.fuel_limit, self.max_memory_bytes, sha256_hex(self.output_schema),
                [[h.scenario.name, h.scenario.kind, h.scenario.fuel_runway, h.input_sha256, h.expected_sha256]
                 for h in self.held]]
-        return sha256_hex(json.dumps(doc, separators=(",", ":")).encode())
+        object.__setattr__(self, "digest", sha256_hex(json.dumps(doc, separators=(",", ":")).encode()))
 
 
 def load_scenarios(section: PerformanceSection, root: Path) -> Scenarios:
