@@ -97,8 +97,12 @@ def server(demo):
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Chromium for one test module. Not the session: while a sync Playwright
+    is open its asyncio loop counts as running in this thread, so any later
+    module that starts one (tests/watch/test_page.py, tcab's own checks)
+    would fail with "Sync API inside the asyncio loop"."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
