@@ -39,6 +39,7 @@ from tcab.draw.colors import parse_background
 from tcab.draw.config import check_canvas, check_template
 from tcab.draw.limits import MAX_FRAME_INDEX, MAX_FRAMES
 from tcab.testtypes import (
+    AfterRun,
     LiveEndpoint,
     ParsedSection,
     SectionInput,
@@ -125,6 +126,8 @@ class AssetGeneration(TestType):
                                                "reference")
     review_item_keys: ClassVar[tuple[str, ...]] = ITEM_KEYS
     run_image: ClassVar[str] = "sprite"
+    after_run: ClassVar[tuple[AfterRun, ...]] = (AfterRun("regenerate", "tcab.tasks.regenerate:REGENERATE"),)
+    report_table: ClassVar[str | None] = "tcab.testtypes.asset_report:TABLE"
     reviewed: ClassVar[bool] = True
 
     def parse_section(self, p: SectionInput) -> ParsedSection:
