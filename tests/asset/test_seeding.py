@@ -103,3 +103,13 @@ def test_watch_setup_never_writes_through_a_link(tmp_path) -> None:
     except OSError:
         pass
     assert outside.read_text() == "{}"
+
+
+def test_ember_gems_reference_implementation_is_never_seeded() -> None:
+    from tests.support.paths import CATALOG
+
+    case = _load(CATALOG / "asset-generation/easy/ember-gem/v1.0.0")
+    seeded = {e.dest for e in plan_seed(case, case.variant())}
+    assert (case.path(case.solution) / ".reference/draw.sh").is_file()
+    assert not any(".reference" in d or "draw.sh" in d for d in seeded)
+    assert {"actions.json", "canvas.png", ".tcab/draw.json", "specs/brief.md"} <= seeded
