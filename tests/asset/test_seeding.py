@@ -113,3 +113,37 @@ def test_ember_gems_reference_implementation_is_never_seeded() -> None:
     assert (case.path(case.solution) / ".reference/draw.sh").is_file()
     assert not any(".reference" in d or "draw.sh" in d for d in seeded)
     assert {"actions.json", "canvas.png", ".tcab/draw.json", "specs/brief.md"} <= seeded
+
+
+def test_a_watched_workspaces_tool_streams_its_frames_to_the_live_endpoint(tmp_path) -> None:
+    import socket
+    import threading
+
+    case = _load(HERO)
+    ws = tmp_path / "ws"
+    seed_repository(case, case.variant(), ws)
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    got: list[bytes] = []
+
+    def accept() -> None:
+        conn, _ = server.accept()
+        with conn:
+            data = b""
+            while chunk := conn.recv(65536):
+                data += chunk
+            got.append(data)
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    case.test_type.watch_setup(case, case.variant(), ws, LiveEndpoint(f"http://127.0.0.1:{port}/frame", "tok"))
+    try:
+        assert main_sheet(["--config", str(ws / ".tcab/draw.json"), "set-pixel", "--frame", "2", "--x", "1",
+                           "--y", "1", "--color", "#ffffff"]) == 0
+        thread.join(5)
+    finally:
+        server.close()
+    head, _, body = got[0].partition(b"\n")
+    doc = json.loads(head)
+    assert (doc["token"], doc["frame"], doc["op"], doc["count"]) == ("tok", 2, "set-pixel", 1)
+    assert body == (ws / "frames/2.png").read_bytes() and len(body) == doc["length"]
