@@ -128,6 +128,7 @@ class AssetGeneration(TestType):
     run_image: ClassVar[str] = "sprite"
     after_run: ClassVar[tuple[AfterRun, ...]] = (AfterRun("regenerate", "tcab.tasks.regenerate:REGENERATE"),)
     report_table: ClassVar[str | None] = "tcab.testtypes.asset_report:TABLE"
+    view_panel: ClassVar[str | None] = "tcab.testtypes.asset_view:panel"
     reviewed: ClassVar[bool] = True
 
     def parse_section(self, p: SectionInput) -> ParsedSection:
