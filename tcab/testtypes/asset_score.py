@@ -21,6 +21,7 @@ canvas's size is flagged with no divergence.
 
 from __future__ import annotations
 
+import operator
 import os
 import stat
 from dataclasses import dataclass
@@ -117,7 +118,7 @@ def divergence(preview: bytes, regenerated: bytes) -> float:
     for channel in range(3):
         a, b = preview[channel::4], regenerated[channel::4]
         if a != b:
-            total += sum(abs(x - y) for x, y in zip(a, b, strict=True))
+            total += sum(map(abs, map(operator.sub, a, b)))
     return total / (255 * 3 * (len(preview) // 4))
 
 
