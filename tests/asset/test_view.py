@@ -3,7 +3,10 @@ logs beside the model's preview, and the sheet's sequences."""
 
 from __future__ import annotations
 
+import http.client
+import re
 import urllib.request
+from urllib.parse import urlencode, urlsplit
 
 from tcab.catalog import load_version
 from tcab.draw.cli import main_sheet
@@ -61,3 +64,22 @@ def test_the_run_page_shows_the_frames(tmp_path, monkeypatch) -> None:
         assert "<h2>Asset</h2>" in page and "1: regenerated" in page and "frames 0, 1, 2, 3, 4, 5 at 12.0 fps" in page
         image = urllib.request.urlopen(f"{url}/runs/{RUN_ID}/raw/regenerated/1.png", timeout=10).read()
         assert image == (run_dir / "work/frames/1.png").read_bytes()
+        # Rated as a whole: one domain, no items; the one rating is the review.
+        assert 'name="rating:overall"' in page and 'name="verdict:' not in page
+        token = re.search(r'name="token" value="([0-9a-f]+)"', page).group(1)
+        parts = urlsplit(url)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+        body = urlencode({"token": token, "reviewer": "ada", "note": "reads well", "rating:overall": "great"})
+        conn.request("POST", f"/runs/{RUN_ID}/review", body=body.encode(),
+                     headers={"Host": parts.netloc, "Origin": url,
+                              "Content-Type": "application/x-www-form-urlencoded"})
+        response = conn.getresponse()
+        assert response.status == 303, response.read().decode()[-600:]
+        conn.close()
+        page = urllib.request.urlopen(f"{url}/runs/{RUN_ID}", timeout=10).read().decode()
+        assert "Reviewed by ada" in page and "checklist" not in page.split("Reviewed by ada")[1][:200]
+    db = open_db(settings.results_db)
+    try:
+        assert db.execute("SELECT reviewer, rating, max_score FROM reviews").fetchall() == [("ada", "great", 0.0)]
+    finally:
+        db.close()
