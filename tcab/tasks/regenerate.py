@@ -5,7 +5,9 @@ doit tasks by :mod:`tcab.tasks.after`): ``regenerate:lattice-sink/v1.0.0/
 base/claude-code/1`` follows ``run:<run>``, replays the run's collected logs
 with the drawing library (:func:`tcab.testtypes.asset_score.score_tree`) into
 ``regenerated/<frame>.png`` in the run's folder, records the regeneration in
-results.db (``asset_regenerations``, ``asset_frames``) and writes
+results.db (``asset_regenerations``, ``asset_frames``), for a sheet writes its
+exports (atlas and animated PNGs, ``exports/`` in the run's folder, shown by
+``tcab view``) and writes
 ``results/sweep/regenerations/<name>.json``. Its key is the run record's
 stamp (its id and collected tree's digest), the case folder's digest and the
 drawing library's version: a second sweep does nothing, a changed case or
@@ -24,7 +26,7 @@ from tcab.tasks.context import SweepContext
 from tcab.tasks.keys import current_target, write_target
 
 #: Bumped when what a regeneration records changes.
-REGENERATOR = "1"
+REGENERATOR = "2"  # 2: a sheet's exports (atlas, APNGs) written beside its frames
 
 
 def regeneration_record(ctx: SweepContext, spec: RunSpec) -> Path:
@@ -63,6 +65,10 @@ def do_regenerate(ctx: SweepContext, spec: RunSpec) -> bool:
     case = ctx.lookups.case(spec.case, spec.version)
     run_dir = ctx.settings.root / run["run_dir"]
     score = score_tree(case.section, run_dir / TREE_DIR, run_dir)
+    if score.status == "regenerated" and case.section.sheet:
+        from tcab.testtypes.asset_export import write_run_exports
+
+        write_run_exports(case.section, run_dir)
     key = key_digest(inputs)
     db = open_db(ctx.settings.results_db)
     try:

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 ATLAS_PNG = "atlas.png"
 ATLAS_JSON = "atlas.json"
 SEQUENCES_DIR = "sequences"
+#: The folder, inside a run folder, of the exports the sweep writes (``tcab view`` shows them).
+EXPORTS_DIR = "exports"
 #: The duration (ms) of a frame no sequence names (Aseprite's default).
 UNSEQUENCED_MS = 100
 #: The largest atlas exported (cells x canvas pixels): a sequence may repeat frames.
@@ -179,3 +181,13 @@ def export_sheet(section: AssetSection, pixels: dict[int, bytes], out_dir: Path)
         write_bytes(path, sequence_apng(section, seq.frames, seq.fps, pixels))
         written.append(path)
     return written
+
+
+def write_run_exports(section: AssetSection, run_dir: Path) -> bool:
+    """The sweep's exports of a regenerated sheet run, into ``run_dir/exports/``;
+    False (nothing written) when its frames cannot be exported."""
+    try:
+        export_sheet(section, read_frames(section, run_dir / "regenerated", "run"), run_dir / EXPORTS_DIR)
+    except ExportError:
+        return False
+    return True

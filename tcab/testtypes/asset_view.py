@@ -1,6 +1,7 @@
 """The asset-generation type's panel on a run's page in ``tcab view``: each
 frame regenerated from the run's logs beside the model's own preview, and
-the sheet's named sequences (``TestType.view_panel``).
+the sheet's named sequences, each played by its animated PNG and the atlas
+linked when the sweep exported them (``TestType.view_panel``).
 
 Only names are checked here (a regular file, no link); the bytes are served
 by the view's ``/runs/<id>/raw/`` route, confined to the run's folder.
@@ -54,7 +55,14 @@ def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dic
         frames.append({"frame": name,
                        "regenerated": base + regenerated if _present(folder, regenerated) else None,
                        "preview": base + quote(preview) if _present(folder, preview) else None})
-    sequences = [{"slug": s.slug, "name": s.name, "fps": s.fps, "frames": [str(f) for f in s.frames]}
-                 for s in section.sequences]
+    from tcab.testtypes.asset_export import ATLAS_JSON, ATLAS_PNG, EXPORTS_DIR, SEQUENCES_DIR
+
+    sequences = []
+    for s in section.sequences:
+        animation = f"{EXPORTS_DIR}/{SEQUENCES_DIR}/{s.slug}.png"
+        sequences.append({"slug": s.slug, "name": s.name, "fps": s.fps, "frames": [str(f) for f in s.frames],
+                          "animation": base + animation if _present(folder, animation) else None})
+    exports = {name: base + f"{EXPORTS_DIR}/{name}" for name in (ATLAS_PNG, ATLAS_JSON)
+               if section.sheet and _present(folder, f"{EXPORTS_DIR}/{name}")}
     width = max(section.width, min(ZOOM_PIXELS, section.width * max(1, ZOOM_PIXELS // max(section.width, 1))))
-    return {"asset_frames": frames, "asset_sequences": sequences, "asset_width": width}
+    return {"asset_frames": frames, "asset_sequences": sequences, "asset_width": width, "asset_exports": exports}

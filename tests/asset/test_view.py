@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import re
+import shutil
 import urllib.request
 from urllib.parse import urlencode, urlsplit
 
@@ -12,6 +13,7 @@ from tcab.catalog import load_version
 from tcab.draw.cli import main_sheet
 from tcab.results import open_db, record_run
 from tcab.seeding import seed_repository
+from tcab.testtypes.asset_export import write_run_exports
 from tcab.testtypes.asset_score import score_tree
 from tcab.testtypes.asset_view import panel
 from tests.asset.support import HERO
@@ -33,11 +35,17 @@ def _run(tmp_path):
     assert main_sheet(["--config", str(tree / ".tcab/draw.json"), "fill-rect", "--frame", "1", "--x", "2", "--y", "2",
                        "--width", "9", "--height", "9", "--color", "#3366ff"]) == 0
     assert score_tree(case.section, tree, run_dir).status == "regenerated"
+    assert write_run_exports(case.section, run_dir)  # what the sweep's regenerate task does for a sheet
     return case, settings, run_dir
 
 
 def test_the_panel_names_each_frames_images(tmp_path) -> None:
     case, _, run_dir = _run(tmp_path)
+    values = panel(case, {"variant": "base"}, run_dir, RUN_ID)
+    assert values["asset_sequences"][0]["animation"] == f"/runs/{RUN_ID}/raw/exports/sequences/run.png"
+    assert values["asset_exports"] == {"atlas.png": f"/runs/{RUN_ID}/raw/exports/atlas.png",
+                                       "atlas.json": f"/runs/{RUN_ID}/raw/exports/atlas.json"}
+    shutil.rmtree(run_dir / "exports")
     (run_dir / "work/frames/5.png").unlink()
     (run_dir / "work/frames/5.png").symlink_to("/etc/passwd")
     values = panel(case, {"variant": "base"}, run_dir, RUN_ID)
@@ -47,7 +55,8 @@ def test_the_panel_names_each_frames_images(tmp_path) -> None:
     assert frames["1"]["preview"] == f"/runs/{RUN_ID}/raw/work/frames/1.png"
     assert frames["5"]["preview"] is None  # a link is never named
     assert values["asset_sequences"] == [{"slug": "run", "name": "Run", "fps": 12.0,
-                                          "frames": ["0", "1", "2", "3", "4", "5"]}]
+                                          "frames": ["0", "1", "2", "3", "4", "5"], "animation": None}]
+    assert values["asset_exports"] == {}
     assert panel(case, {"variant": "base"}, None, RUN_ID)["asset_frames"][0]["regenerated"] is None
 
 
@@ -62,6 +71,11 @@ def test_the_run_page_shows_the_frames(tmp_path, monkeypatch) -> None:
     with view_server(settings) as url:
         page = urllib.request.urlopen(f"{url}/runs/{RUN_ID}", timeout=10).read().decode()
         assert "<h2>Asset</h2>" in page and "1: regenerated" in page and "frames 0, 1, 2, 3, 4, 5 at 12.0 fps" in page
+        # Each sequence plays as its animated PNG (no script), the atlas is linked.
+        assert f'src="/runs/{RUN_ID}/raw/exports/sequences/run.png"' in page and "played at 12.0 fps" in page
+        assert f'href="/runs/{RUN_ID}/raw/exports/atlas.json"' in page
+        animation = urllib.request.urlopen(f"{url}/runs/{RUN_ID}/raw/exports/sequences/run.png", timeout=10)
+        assert animation.headers["Content-Type"] == "image/png" and b"acTL" in animation.read()
         image = urllib.request.urlopen(f"{url}/runs/{RUN_ID}/raw/regenerated/1.png", timeout=10).read()
         assert image == (run_dir / "work/frames/1.png").read_bytes()
         # Rated as a whole: one domain, no items; the one rating is the review.
