@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from tcab.cli.params import bounded, maximum
 from tcab.settings import Settings
 
 
@@ -85,6 +86,61 @@ def export(settings: Settings, run_id: str, out: Path):
     except ExportError as exc:
         raise click.BadParameter(str(exc), param_hint="'RUN_ID'") from None
     _echo(written)
+
+
+@asset.command("render-reference")
+@click.argument("case", metavar="CASE")
+@click.option("--variant", metavar="X", help="Variant slug (default: the first).")
+@click.option("--experimental", is_flag=True, help="Allow picking the newest version among experimental ones.")
+@click.option("--out", required=True, type=click.Path(path_type=Path),
+              help="Folder to write into (made if absent; an existing non-folder is refused).")
+@click.option("--timeout", type=bounded("--timeout"), default=120, show_default=True,
+              help=f"Seconds the reference script may take before it is killed, at most {maximum('--timeout')}.")
+@click.pass_obj
+def render_reference(settings: Settings, case: str, variant: str | None, experimental: bool, out: Path,
+                     timeout: int):
+    """Render asset case CASE's reference implementation (CASE is a slug,
+    optionally `slug@vX.Y.Z`) the way a reference run would, on the host:
+    seed the variant into a temporary folder, lay its solution over it, run
+    its `.reference/draw.sh` there with `sh` and this checkout's `draw` /
+    `draw-sheet` first on PATH (a clean environment, killed after --timeout),
+    regenerate the recorded logs as a sweep does, and write into OUT:
+
+    \b
+      frames/<frame>.png      each regenerated frame (frames/sprite.png for a sprite)
+      atlas.png, atlas.json,  a sheet's exports, as `tcab asset export` writes them
+      sequences/<slug>.png
+
+    Exit 2 for an unknown case, a case of another type, one without a
+    reference script, a script that fails, times out or draws nothing that
+    regenerates, or an OUT that is not a folder.
+
+    \b
+    Example:
+      tcab asset render-reference candle-flicker --out /tmp/candle
+    """
+    from tcab.catalog import resolve_case
+    from tcab.errors import CatalogError
+    from tcab.testtypes.asset_reference import ReferenceError
+    from tcab.testtypes.asset_reference import render_reference as render
+
+    _check_out(out)
+    try:
+        resolved = resolve_case(settings.catalog_dir, case, experimental=experimental)
+    except CatalogError as exc:
+        raise click.BadParameter(str(exc), param_hint="'CASE'") from None
+    if resolved.type != "asset-generation":
+        raise click.BadParameter(f"{resolved.ref} is a {resolved.type} case; only an asset-generation "
+                                 "case has a drawn reference", param_hint="'CASE'")
+    chosen = resolved.variant(variant)
+    try:
+        rendered = render(resolved, chosen, out, settings.tmp_dir, timeout_s=timeout)
+    except ReferenceError as exc:
+        raise click.BadParameter(str(exc), param_hint="'CASE'") from None
+    _echo(list(rendered.written))
+    for frame in rendered.score.frames:
+        if frame.flagged:
+            click.secho(f"warning: frame {frame.name}: {frame.detail}", fg="yellow", err=True)
 
 
 __all__ = ["asset"]
