@@ -54,7 +54,7 @@ class ReferenceError(InputError):
 
 
 @dataclass(frozen=True, slots=True)
-class Rendered:
+class ReferenceRender:
     score: AssetScore
     written: tuple[Path, ...]
 
@@ -121,7 +121,7 @@ def _run_script(case: CaseVersion, work: Path, bin_dir: Path, home: Path, timeou
 
 
 def render_reference(case: CaseVersion, variant: Variant, out_dir: Path, tmp_root: Path, *,
-                     timeout_s: float = DEFAULT_TIMEOUT_S) -> Rendered:
+                     timeout_s: float = DEFAULT_TIMEOUT_S) -> ReferenceRender:
     """Seed ``variant``, run its reference implementation, regenerate, and
     write ``out_dir/frames/<frame>.png`` (and, for a sheet, the exports)."""
     from tcab.seeding import seed_repository
@@ -149,6 +149,6 @@ def render_reference(case: CaseVersion, variant: Variant, out_dir: Path, tmp_roo
             written.append(path)
         if section.sheet:
             written += export_sheet(section, pixels, out_dir)
-        return Rendered(score, tuple(written))
+        return ReferenceRender(score, tuple(written))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
