@@ -132,7 +132,10 @@ def render_reference(settings: Settings, case: str, variant: str | None, experim
     if resolved.type != "asset-generation":
         raise click.BadParameter(f"{resolved.ref} is a {resolved.type} case; only an asset-generation "
                                  "case has a drawn reference", param_hint="'CASE'")
-    chosen = resolved.variant(variant)
+    try:
+        chosen = resolved.variant(variant)
+    except CatalogError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--variant'") from None
     try:
         rendered = render(resolved, chosen, out, settings.tmp_dir, timeout_s=timeout)
     except ReferenceError as exc:

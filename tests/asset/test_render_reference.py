@@ -92,6 +92,8 @@ def test_bad_arguments_exit_2_naming_them(tmp_path) -> None:
     err = _refused(settings, "ember-gem", "--out", str(tmp_path / "file"))
     assert "--out" in err and "not a folder" in err
     assert "--timeout" in _refused(settings, "ember-gem", "--out", out, "--timeout", "-1")
+    err = _refused(settings, "ember-gem", "--out", out, "--variant", "nope")
+    assert "--variant" in err and "nope" in err
     shutil.rmtree(tmp_path / "catalog" / GEM / "solution/.reference")
     err = _refused(settings, "ember-gem", "--out", out)
     assert "CASE" in err and ".reference/draw.sh" in err
