@@ -68,7 +68,7 @@ OPTIONS: dict[str, Bound] = {b.name: b for b in (
     Bound("--rounds", "matches per pairing", ROUNDS_MAX, commands=("tournament",)),
     Bound("--jobs", "processes", JOBS_MAX, commands=("tournament", "catalog validate")),
     Bound("--max-bytes", "bytes", GIB, commands=("replay verify", "replay export")),
-    Bound("--timeout", "seconds", SECONDS_MAX, commands=("build", "validate")),
+    Bound("--timeout", "seconds", SECONDS_MAX, commands=("build", "validate", "asset render-reference")),
     _seconds("--settle", "validate", above=False),
     _seconds("--load-timeout", "validate"),
     _seconds("--browser-timeout", "validate"),

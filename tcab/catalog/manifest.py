@@ -60,7 +60,7 @@ def parse_manifest(
     keys["section"] = parsed.section
     keys["proofs"] = parse_proofs(data, source, common.proof_ids, common.proof_dests, HERE)
     keys["domains"] = parse_domains(data, source, common.domains, HERE)
-    items = parse_review_items(data, source, common.review_items, HERE, root)
+    items = parse_review_items(data, source, common.review_items, HERE, root, test_type.review_item_keys)
     keys["review_items"] = tuple(item for _, item in items)
     keys["instrumentation"] = parse_instrumentation(f)
     variant_files = f.strings("variants", required=True)

@@ -81,14 +81,16 @@ def parse_domains(data: dict[str, Any], source: Source, ids: dict[str, str], her
 
 
 def parse_review_items(
-    data: dict[str, Any], source: Source, ids: dict[str, str], here: str, root: Path | None
+    data: dict[str, Any], source: Source, ids: dict[str, str], here: str, root: Path | None,
+    extra: tuple[str, ...] = (),
 ) -> list[tuple[int, ReviewItem]]:
     """The ``review_item`` array, each with its 1-based index (its names are
     checked later by ``check_names``, once every variant is known). ``root`` is
-    the version folder a ``validation`` script must be in (None: not checked)."""
+    the version folder a ``validation`` script must be in (None: not checked);
+    ``extra``: keys the case's type allows besides (and checks itself)."""
     out: list[tuple[int, ReviewItem]] = []
     for i, entry in enumerate(Fields(data, source, ()).tables("review_item") or [], start=1):
-        f = Fields(entry, source, REVIEW_ITEM_KEYS, table="review_item", index=i)
+        f = Fields(entry, source, REVIEW_ITEM_KEYS + extra, table="review_item", index=i)
         rid = f.kebab("id", required=True)
         title = f.string("title", required=True)
         text = f.string("text", required=True)

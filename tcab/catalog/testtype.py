@@ -10,6 +10,8 @@ class attributes and methods:
   beyond the common ones; every other key is refused with ``file:line: key``),
   ``build`` (what ``[build]`` takes) and :meth:`TestType.parse_section`, which
   returns the type's typed, frozen section object (``CaseVersion.section``);
+- ``review_item_keys``: keys a ``[[review_item]]`` of the manifest may carry
+  beyond the common ones (the type's section checks them);
 - ``run_image``: the image kind (:data:`tcab.runtime.images.RUN_IMAGES`) its
   runs use, ``build_image`` the one its trees are built or evaluated in;
 - what seeding adds beyond the common steps (:meth:`seed_entries`, and the
@@ -132,11 +134,22 @@ class TestType:
     report_table: ClassVar[str | None] = None
     reviewed: ClassVar[bool] = False
     view_panel: ClassVar[str | None] = None
+    review_item_keys: ClassVar[tuple[str, ...]] = ()
 
     def parse_section(self, p: SectionInput) -> ParsedSection:
         """The type's typed, frozen section of the manifest; problems go to
         ``p.source`` (``file:line: key``). The default: an empty section."""
         return ParsedSection(Section())
+
+    def run_image_for(self, case: CaseVersion) -> str:
+        """The image kind a run of ``case`` uses: ``run_image`` unless the
+        type's kinds differ per case (the asset type's sprite and sheet)."""
+        return self.run_image
+
+    def prompt_preamble(self, case: CaseVersion, variant: Variant) -> str:
+        """Text put before the case's own rendered prompt (the asset type's
+        quality directive); none by default."""
+        return ""
 
     def seed_sources(self, case: CaseVersion, variant: Variant) -> tuple[str | None, ...]:
         """The version-relative files seeding reads beyond the common ones."""

@@ -30,6 +30,7 @@ BUILTIN: dict[str, str] = {
     "end-to-end": "tcab.testtypes.end_to_end:EndToEnd",
     "adversarial": "tcab.testtypes.adversarial:Adversarial",
     "performance": "tcab.testtypes.performance:Performance",
+    "asset-generation": "tcab.testtypes.asset_generation:AssetGeneration",
 }
 #: The environment variable naming extra types (``name=module:Class``, comma separated).
 ENV = "TCAB_TEST_TYPES"

@@ -51,6 +51,7 @@ COMMANDS: dict[str, str] = {
     "tournament": "tcab.cli.arena:tournament",
     "replay": "tcab.cli.arena:replay",
     "validate": "tcab.cli.validate:validate",
+    "asset": "tcab.cli.asset:asset",
     "report": "tcab.cli.report:report",
     "view": "tcab.cli.view:view",
 }

@@ -10,6 +10,7 @@ Public API (see docs/results.md for every table and column)::
     record_tournament(db, tournament, entries, ratings)
     record_validation(db, validation)        # validations (tcab validate)
     record_performance_score(db, score)      # performance_scores (a performance run's score)
+    record_asset_regeneration(db, regen)     # asset_regenerations + asset_frames (an asset run's frames)
 
 Each ``record_*`` is one transaction and idempotent; an unknown key raises
 ResultsError naming the table and the key.
@@ -24,6 +25,7 @@ _EXPORTS = {
     "match_key": "record",
     "record_build": "record",
     "record_match": "record",
+    "record_asset_regeneration": "record",
     "record_performance_score": "record",
     "record_run": "record",
     "record_tournament": "record",
@@ -51,6 +53,7 @@ __all__ = [
     "match_key",
     "migrate",
     "open_db",
+    "record_asset_regeneration",
     "record_build",
     "record_match",
     "record_performance_score",
@@ -65,6 +68,7 @@ if TYPE_CHECKING:
     from tcab.results.lookup import recorded_run
     from tcab.results.record import (
         match_key,
+        record_asset_regeneration,
         record_build,
         record_match,
         record_performance_score,

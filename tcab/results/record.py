@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tcab.errors import ResultsError
-from tcab.outcomes import validated_run
+from tcab.outcomes import RunStatus, run_status_after, validated_run
 from tcab.results.schema import (
+    ASSET_STATUSES,
     PERFORMANCE_STATUSES,
     PROOF_STATUSES,
     RUN_STATUSES,
@@ -87,6 +88,37 @@ def record_performance_score(db: sqlite_utils.Database, score: Mapping[str, Any]
     _check_choice("performance_scores", "status", row["status"], PERFORMANCE_STATUSES)
     with write_transaction(db):
         _upsert(db, "performance_scores", row)
+
+
+def record_asset_regeneration(db: sqlite_utils.Database, regen: Mapping[str, Any]) -> None:
+    """Insert or replace the regeneration of asset run ``regen["run_id"]``
+    and its ``frames`` (dicts of ``asset_frames`` without ``run_id``/``seq``).
+
+    In the same transaction a ``completed`` run with no asset becomes
+    ``catastrophic`` (and one regenerated again is ``completed`` again), as
+    :func:`tcab.outcomes.run_status_after` says for a validation.
+    Raises ResultsError for an unknown or missing key or an unknown status.
+    """
+    if not isinstance(regen, Mapping):
+        raise ResultsError(f"asset_regenerations: expected a dict, got {type(regen).__name__}")
+    frames = regen.get("frames") or ()
+    row = _row("asset_regenerations", {k: v for k, v in regen.items() if k != "frames"})
+    _check_choice("asset_regenerations", "status", row["status"], ASSET_STATUSES)
+    frame_rows = [_row("asset_frames", {**frame, "run_id": row["run_id"], "seq": seq})
+                  for seq, frame in enumerate(frames)]
+    _check_unique("asset_frames", frame_rows, ("frame",))
+    with write_transaction(db):
+        _upsert(db, "asset_regenerations", row)
+        db.execute("DELETE FROM asset_frames WHERE run_id = ?", [row["run_id"]])
+        for frame_row in frame_rows:
+            _upsert(db, "asset_frames", frame_row)
+        found = db.execute("SELECT status FROM runs WHERE id = ?", [row["run_id"]]).fetchone()
+        if found is not None and found[0] in RUN_STATUSES:
+            after = run_status_after(found[0], "catastrophic" if row["status"] == "no_asset" else "passed")
+            if after != found[0]:
+                detail = f"regeneration: {row['detail'] or ''}" if after is RunStatus.CATASTROPHIC else ""
+                db.execute("UPDATE runs SET status = ?, status_detail = ? WHERE id = ?",
+                           [str(after), detail, row["run_id"]])
 
 
 def record_validation(db: sqlite_utils.Database, validation: Mapping[str, Any]) -> None:

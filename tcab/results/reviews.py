@@ -112,9 +112,9 @@ def check_review(review: Review, material: ReviewMaterial) -> None:
     """Raises ResultsError naming the field when the review is incomplete or malformed."""
     _text("reviewer", review.reviewer, MAX_REVIEWER_CHARS, single_line=True)
     _text("note", review.note, MAX_NOTE_CHARS, single_line=False)
-    if not material.items:
+    if not material.items and not material.domains:  # a case rated as a whole has one domain, no items
         raise ResultsError(f"{material.case_slug}@{material.case_version} ({material.variant}) "
-                           "declares no review items: nothing to review")
+                           "declares no review items or domains: nothing to review")
     checked = (("verdict", "review item", review.verdicts, [i.id for i in material.items], REVIEW_VERDICTS),
                ("rating", "domain", review.ratings, [d.id for d in material.domains], REVIEW_RATINGS))
     for what, noun, given, known, allowed in checked:

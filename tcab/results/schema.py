@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tcab.outcomes import RUN_STATUSES, SEAT_OUTCOMES, VALIDATION_STATUSES
 
-__all__ = ["MIGRATIONS", "PERFORMANCE_STATUSES", "PROOF_STATUSES", "REVIEW_RATINGS", "REVIEW_VERDICTS", "RUN_STATUSES", "SCHEMA_VERSION", "SEAT_OUTCOMES", "TABLES", "VALIDATION_STATUSES", "Migration"]
+__all__ = ["ASSET_STATUSES", "MIGRATIONS", "PERFORMANCE_STATUSES", "PROOF_STATUSES", "REVIEW_RATINGS", "REVIEW_VERDICTS", "RUN_STATUSES", "SCHEMA_VERSION", "SEAT_OUTCOMES", "TABLES", "VALIDATION_STATUSES", "Migration"]
 
 # What the shipped migrations checked; later statuses come with a migration
 # of their own (0005, 0006, 0009), so these stay as they were.
@@ -524,6 +524,43 @@ _PERFORMANCE_SCORES = (
     "CREATE INDEX idx_performance_scores_case ON performance_scores (case_slug, case_version, status)",
 )
 
+#: How regenerating an asset run ended (tcab.testtypes.asset_score): its logs
+#: replayed to frames, or no asset (a log missing, unreadable or refused).
+ASSET_STATUSES = ("regenerated", "no_asset")
+# Each asset run's regeneration (issue 22): one row per run, replaced when it
+# is regenerated again, with the drawing library version the run's tool
+# recorded (and whether it differs from the host's); one row per frame with
+# its op count and its preview's divergence from the regenerated image.
+_ASSET_REGENERATIONS = (
+    f"""
+    CREATE TABLE asset_regenerations (
+        run_id TEXT PRIMARY KEY,
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        case_digest TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN {_in(ASSET_STATUSES)}),
+        draw_version TEXT,
+        version_mismatch INTEGER NOT NULL CHECK (version_mismatch IN (0, 1)),
+        flagged INTEGER NOT NULL CHECK (flagged IN (0, 1)),
+        regen_key TEXT,
+        detail TEXT,
+        regenerated_at TEXT NOT NULL
+    )""",
+    """
+    CREATE TABLE asset_frames (
+        run_id TEXT NOT NULL,
+        frame TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        ops INTEGER NOT NULL CHECK (ops >= 0),
+        divergence REAL CHECK (divergence IS NULL OR (divergence >= 0 AND divergence <= 1)),
+        flagged INTEGER NOT NULL CHECK (flagged IN (0, 1)),
+        image TEXT,
+        detail TEXT,
+        PRIMARY KEY (run_id, frame)
+    )""",
+    "CREATE INDEX idx_asset_regenerations_case ON asset_regenerations (case_slug, case_version, status)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
@@ -535,6 +572,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0008_toolchain_results", _TOOLCHAIN_RESULTS),
     Migration("0009_run_internal_error", _RUN_INTERNAL_ERROR),
     Migration("0010_performance_scores", _PERFORMANCE_SCORES),
+    Migration("0011_asset_regenerations", _ASSET_REGENERATIONS),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -616,5 +654,13 @@ TABLES: dict[str, TableSpec] = {
             "detail duration_s scored_at",
             "source", "source case_slug case_version case_digest status scored_at", json="cases",
         ),
+        _spec(
+            "asset_regenerations",
+            "run_id case_slug case_version case_digest status draw_version version_mismatch flagged regen_key "
+            "detail regenerated_at",
+            "run_id", "run_id case_slug case_version case_digest status version_mismatch flagged regenerated_at",
+        ),
+        _spec("asset_frames", "run_id frame seq ops divergence flagged image detail",
+              "run_id frame", "run_id frame seq ops flagged"),
     )
 }

@@ -170,7 +170,7 @@ def execute_run(settings: Settings, case: CaseVersion, variant: Variant, harness
         redactor = Redactor(secret_values)
         state = RunState(
             run_id=run_id, run_dir=run_dir, runtime=runtime, harness=harness, options=options,
-            image_ref=resolve_image(case.test_type.run_image), seed_dir=seed.dir, solutions=solutions,
+            image_ref=resolve_image(case.test_type.run_image_for(case)), seed_dir=seed.dir, solutions=solutions,
             prompt=seed.prompt, init=case.init, secrets=secret_values,
             max_runtime_s=cap, seed_started=seed_started,
             environment_cache=settings.build_dir / ENVIRONMENTS, on_started=on_started,

@@ -37,7 +37,8 @@ def prompt_context(
 
 
 def render_prompt(case: CaseVersion, variant: Variant, *, workspace: str = WORKSPACE) -> str:
-    """The instruction for a run of ``variant``, rendered from the case's ``prompt.hbs``.
+    """The instruction for a run of ``variant``, rendered from the case's ``prompt.hbs``,
+    after what its type puts first (``TestType.prompt_preamble``).
 
     Raises TemplateError (syntax, unknown variable) or SeedError (unreadable).
     """
@@ -46,4 +47,5 @@ def render_prompt(case: CaseVersion, variant: Variant, *, workspace: str = WORKS
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SeedError(f"{path}: cannot read the prompt template: {exc}") from exc
-    return render_template(text, display_path(path), prompt_context(case, variant, workspace))
+    preamble = case.test_type.prompt_preamble(case, variant)
+    return preamble + render_template(text, display_path(path), prompt_context(case, variant, workspace))

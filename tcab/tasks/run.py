@@ -70,7 +70,7 @@ def _shared_run_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
         "seed": _upstream(ctx, spec, "seed")["commit"],
         "prompt": _upstream(ctx, spec, "prompt")["sha256"],
         "harness": harness.digest,
-        "image": ctx.lookups.image_digest(case.test_type.run_image),
+        "image": ctx.lookups.image_digest(case.test_type.run_image_for(case)),
     }
     if harness.stage_solution:
         shared["solution"] = solution_inputs(case, case.variant(spec.variant), ctx.cache)

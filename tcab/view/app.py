@@ -281,7 +281,7 @@ def create_app(config: ViewConfig) -> Starlette:
                                                  {p["proof_id"]: p for p in proofs})
         except CatalogError:
             return None
-        if not items:
+        if not items and not domains:  # a case rated as a whole (one domain, no items) is reviewed too
             return None
         conn = db()
         try:

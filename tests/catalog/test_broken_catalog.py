@@ -94,7 +94,7 @@ EXPECTED: list[tuple[str, int | None, str | None, str]] = [
     ('end-to-end/medium/slug-taken/v1.0.0/test-case.toml', None, 'slug',
          '"ok-control" is also the slug of {root}/end-to-end/easy/ok-control'),
     ('unit', None, None,
-         'unknown test type folder; expected one of end-to-end, adversarial, performance'),
+         'unknown test type folder; expected one of end-to-end, adversarial, performance, asset-generation'),
 ]
 
 # Found by the deep check (templates, prompt, seeding plan), not by the parser;

@@ -173,7 +173,7 @@ REFUSALS = [
     ("test-case.toml", 'type = "end-to-end"', 'type = "adversarial"',
      ("test-case.toml", 'type = "adversarial"', "type", 'is "adversarial" but the case lives under end-to-end/')),
     ("test-case.toml", 'type = "end-to-end"', 'type = "puzzle"',
-     ("test-case.toml", 'type = "puzzle"', "type", 'expected one of end-to-end, adversarial, performance, got "puzzle"')),
+     ("test-case.toml", 'type = "puzzle"', "type", 'expected one of end-to-end, adversarial, performance, asset-generation, got "puzzle"')),
     ("variants/night.toml", '{ view = "moon", media = "reference/moon.png" }',
      '{ view = "board", path = "reference/board.html" }',
      ("night.toml", 'reference = [', "[[reference]][2].view", 'the view "board" is already declared in test-case.toml')),
@@ -280,7 +280,7 @@ def test_check_reference_from_every_variant_resolves(tmp_path):
 def test_the_whole_original_fixture_catalog_validates(tmp_path):
     res = tcab("catalog", "validate", "--no-cache", catalog=ORIGINAL, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
-    assert re.search(r"ok: 4 case version\(s\), 8 variant\(s\)", res.stdout + res.stderr)
+    assert re.search(r"ok: 7 case version\(s\), 11 variant\(s\)", res.stdout + res.stderr)
 
 
 # --- the site a [build] without output produces (real Podman) -----------------

@@ -37,6 +37,7 @@ ARGS = {
     "seed": ("seed", "no-such-case"),
     "harnesses check": ("harnesses", "check", "no-such-harness"),
     "view": ("view",),
+    "asset render-reference": ("asset", "render-reference", "no-such-case", "--out", "out"),
 }
 
 

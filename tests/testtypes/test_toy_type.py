@@ -67,7 +67,7 @@ def test_nothing_in_tcab_names_the_toy_type() -> None:
 
 def test_an_unknown_type_is_named_with_the_known_ones(tmp_path: Path) -> None:
     root = _project(tmp_path)
-    known = 'unknown test type "toy"; known: end-to-end, adversarial, performance'
+    known = 'unknown test type "toy"; known: end-to-end, adversarial, performance, asset-generation'
     for command in (["seed", "tally-word", "--out", str(root / "seeded")], ["prompt", "tally-word"]):
         result = _tcab(root, *command, toy=False)
         assert result.returncode == 2, result.stdout + result.stderr
@@ -77,7 +77,7 @@ def test_an_unknown_type_is_named_with_the_known_ones(tmp_path: Path) -> None:
         assert "no test case" not in result.stderr
     checked = _tcab(root, "catalog", "validate", toy=False)
     assert checked.returncode == 1
-    assert "toy: unknown test type folder; expected one of end-to-end, adversarial, performance" in checked.stderr
+    assert "toy: unknown test type folder; expected one of end-to-end, adversarial, performance, asset-generation" in checked.stderr
 
 
 @pytest.mark.podman
