@@ -1,7 +1,8 @@
 """The demo plan for real: Podman runs, zig builds, wasmtime matches, the report.
 
 The same sweep as ``make demo`` (benchmark.yaml), into temporary build and
-results folders (the torus-life references scored too); then a second sweep
+results folders (the torus-life references scored, the asset cases drawn and
+regenerated too); then a second sweep
 that must do nothing and say so.
 """
 
@@ -30,7 +31,7 @@ def _doit(tmp: Path, *args: str) -> subprocess.CompletedProcess:
 def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime, tmp_path):
     first = _doit(tmp_path, "-n", "2")
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "sweep demo: 24 ran, 0 up to date, 0 failed" in first.stdout
+    assert "sweep demo: 32 ran, 0 up to date, 0 failed" in first.stdout
     results = tmp_path / "results"
 
     conn = sqlite3.connect(results / "results.db")
@@ -41,7 +42,8 @@ def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime,
         validations = conn.execute("SELECT case_slug, status FROM validations").fetchall()
     finally:
         conn.close()
-    assert [(c, s) for c, s, _ in runs] == [("capture", "completed"), ("lights-out", "completed"),
+    assert [(c, s) for c, s, _ in runs] == [("candle-flicker", "completed"), ("capture", "completed"),
+                                            ("ember-gem", "completed"), ("lights-out", "completed"),
                                             ("torus-life", "completed"), ("torus-life", "completed")]
     assert all(d for _, _, d in runs), "each run row carries its plan entry digest"
     # three baselines and the reference controller; the two torus-life engines
@@ -55,6 +57,13 @@ def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime,
         conn.close()
     # Both Torus Life references, correct on every held-out scenario.
     assert scores == [("correct",), ("correct",)]
+    conn = sqlite3.connect(results / "results.db")
+    try:
+        assets = conn.execute("SELECT case_slug, status, flagged FROM asset_regenerations ORDER BY case_slug").fetchall()
+    finally:
+        conn.close()
+    # Both asset cases drawn by their reference scripts and regenerated from the logs, nothing flagged.
+    assert assets == [("candle-flicker", "regenerated", 0), ("ember-gem", "regenerated", 0)]
 
     standings = json.loads((results / "sweep/tournaments/capture-demo/standings.json").read_text())
     assert {s["label"] for s in standings["standings"]} == {
@@ -65,5 +74,5 @@ def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime,
 
     second = _doit(tmp_path)
     assert second.returncode == 0, second.stdout + second.stderr
-    assert "sweep demo: nothing to do, all 24 tasks up to date" in second.stdout
+    assert "sweep demo: nothing to do, all 32 tasks up to date" in second.stdout
     assert "standings of capture-demo" in second.stdout
