@@ -17,7 +17,7 @@ from pathlib import Path
 
 import tomli
 
-from tcab.catalog.layout import DIFFICULTIES, KEBAB, version_key
+from tcab.catalog.layout import DIFFICULTIES, KEBAB, older_layout, version_key
 from tcab.catalog.toml import display_path
 from tcab.catalog.typetable import is_type, type_names
 from tcab.errors import Problem
@@ -76,6 +76,9 @@ def read_entry(vdir: Path, case_type: str, difficulty: str) -> tuple[Entry | Non
         return None, Problem(where, f"cannot read: {getattr(exc, 'strerror', None) or exc}")
     except (UnicodeDecodeError, tomli.TOMLDecodeError) as exc:
         return None, Problem(where, f"invalid TOML: {exc}")
+    older = older_layout(data)
+    if older is not None:
+        return None, Problem(where, older)
     slug, name = data.get("slug"), data.get("name")
     experimental, variants = data.get("experimental", False), data.get("variants")
     hours = data.get("max_runtime_hours", 1.0)

@@ -68,3 +68,39 @@ def test_one_case_commands_refuse_an_unknown_type(tmp_path: Path, slug: str, cas
     assert f'case {slug} is of type "{case_type}", which tcab does not run {KNOWN}' in result.stderr
     assert "no test case" not in result.stderr
     assert "Traceback" not in result.stderr
+
+
+OLDER = """name = "Old Maze"
+type = "end-to-end"
+difficulty = "easy"
+prompt = "prompt.hbs"
+max_runtime_seconds = 1800
+
+[[variant]]
+slug = "classic"
+name = "Classic"
+
+[[variant]]
+slug = "fog"
+name = "Fog"
+"""
+OLDER_MESSAGE = ("is in the original's older pre-catalog layout: move each [[variant]] table to "
+                 "variants/<slug>.toml and list those files in variants = [...]; add slug and changelog")
+
+
+def test_a_pre_catalog_manifest_gets_one_message(tmp_path: Path) -> None:
+    root = _catalog(tmp_path)
+    vdir = root / "end-to-end" / "easy" / "old-maze" / "v1.0.0"
+    vdir.mkdir(parents=True)
+    (vdir / "test-case.toml").write_text(OLDER)
+    (vdir / "prompt.hbs").write_text("Build a maze.\n")
+    seeded = _tcab(tmp_path, root, "seed", "old-maze")
+    assert seeded.returncode == 2, seeded.stderr
+    assert OLDER_MESSAGE in seeded.stderr and "Traceback" not in seeded.stderr
+    assert "expected a kebab-case slug" not in seeded.stderr and "unknown key" not in seeded.stderr
+    listed = _tcab(tmp_path, root, "catalog")
+    assert listed.returncode == 0
+    validated = _tcab(tmp_path, root, "catalog", "validate")
+    assert validated.returncode == 1
+    lines = [line for line in validated.stderr.splitlines() + validated.stdout.splitlines() if "old-maze" in line]
+    assert len(lines) == 1 and OLDER_MESSAGE in lines[0], validated.stdout + validated.stderr
