@@ -104,3 +104,19 @@ def test_a_pre_catalog_manifest_gets_one_message(tmp_path: Path) -> None:
     assert validated.returncode == 1
     lines = [line for line in validated.stderr.splitlines() + validated.stdout.splitlines() if "old-maze" in line]
     assert len(lines) == 1 and OLDER_MESSAGE in lines[0], validated.stdout + validated.stderr
+
+
+def test_validate_reports_every_broken_template_at_once(tmp_path: Path) -> None:
+    root = _catalog(tmp_path)
+    vdir = root / "end-to-end" / "easy" / "lights-out" / "v1.0.0"
+    (vdir / "specs" / "overview.md.hbs").write_text("Overview {{no_such_thing}}\n")
+    manifest = vdir / "test-case.toml"
+    manifest.write_text(manifest.read_text().replace('source = "specs/overview.md"',
+                                                     'source = "specs/overview.md.hbs"'))
+    (vdir / "specs" / "rules.md.hbs").write_text("Rules {{#if}}\n")
+    (vdir / "prompt.hbs").write_text("Prompt {{also_missing}}\n")
+    result = _tcab(tmp_path, root, "catalog", "validate", str(vdir))
+    assert result.returncode == 1, result.stdout + result.stderr
+    for name in ("overview.md.hbs", "rules.md.hbs", "prompt.hbs"):
+        assert name in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
