@@ -66,6 +66,7 @@ def export(settings: Settings, run_id: str, out: Path):
     from tcab.cli.runref import open_run
     from tcab.errors import RunError
     from tcab.testtypes.asset_export import ExportError, export_sheet, read_frames
+    from tcab.testtypes.asset_generation import AssetSection
     from tcab.testtypes.asset_score import REGENERATED_DIR
 
     _check_out(out)
@@ -73,7 +74,7 @@ def export(settings: Settings, run_id: str, out: Path):
         case, run = open_run(settings, run_id)
     except RunError as exc:
         raise click.BadParameter(str(exc), param_hint="'RUN_ID'") from None
-    if case.type != "asset-generation":
+    if not isinstance(case.section, AssetSection):
         raise click.BadParameter(f"{run_id} is a run of {case.slug}, a {case.type} case; only an "
                                  "asset-generation sprite sheet exports", param_hint="'RUN_ID'")
     if not case.section.sheet:
@@ -121,6 +122,7 @@ def render_reference(settings: Settings, case: str, variant: str | None, experim
     """
     from tcab.catalog import resolve_case
     from tcab.errors import CatalogError
+    from tcab.testtypes.asset_generation import AssetSection
     from tcab.testtypes.asset_reference import ReferenceError
     from tcab.testtypes.asset_reference import render_reference as render
 
@@ -129,7 +131,7 @@ def render_reference(settings: Settings, case: str, variant: str | None, experim
         resolved = resolve_case(settings.catalog_dir, case, experimental=experimental)
     except CatalogError as exc:
         raise click.BadParameter(str(exc), param_hint="'CASE'") from None
-    if resolved.type != "asset-generation":
+    if not isinstance(resolved.section, AssetSection):
         raise click.BadParameter(f"{resolved.ref} is a {resolved.type} case; only an asset-generation "
                                  "case has a drawn reference", param_hint="'CASE'")
     try:
