@@ -37,6 +37,18 @@ def case_folders(root: Path, slug: str) -> list[tuple[str, str, Path]]:
     return found
 
 
+def older_layout(data: dict) -> str | None:
+    """The one message for a manifest in the original's older, pre-catalog
+    layout (inline ``[[variant]]`` tables, no ``variants = [...]``), or None.
+    Said once, instead of the cascade of key errors parsing it would give."""
+    if not isinstance(data.get("variant"), list) or "variants" in data:
+        return None
+    missing = [k for k in ("slug", "changelog") if k not in data]
+    add = f"; add {' and '.join(missing)}" if missing else ""
+    return ("is in the original's older pre-catalog layout: move each [[variant]] table to "
+            f"variants/<slug>.toml and list those files in variants = [...]{add}")
+
+
 def version_key(version: str) -> tuple[int, int, int]:
     """``"v1.2.3"`` -> ``(1, 2, 3)``; raises ValueError for anything else."""
     text = version[1:] if version.startswith("v") else version

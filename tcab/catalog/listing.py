@@ -17,9 +17,9 @@ from pathlib import Path
 
 import tomli
 
-from tcab.catalog.layout import DIFFICULTIES, KEBAB, version_key
+from tcab.catalog.layout import DIFFICULTIES, KEBAB, older_layout, version_key
 from tcab.catalog.toml import display_path
-from tcab.catalog.typetable import type_names
+from tcab.catalog.typetable import is_type, type_names
 from tcab.errors import Problem
 
 
@@ -53,9 +53,11 @@ def _subdirs(path: Path) -> list[str]:
 
 
 def version_folders(root: Path) -> Iterator[tuple[str, str, Path]]:
-    """(type, difficulty, case folder) of every case folder under known type and
-    difficulty folders; unknown ones are skipped here (validate reports them)."""
-    for case_type in type_names():
+    """(type, difficulty, case folder) of every case folder under a type folder
+    and a known difficulty folder: known types first, then the folders of types
+    tcab does not read (listed with a warning; validate reports them)."""
+    known = type_names()
+    for case_type in [*known, *(t for t in _subdirs(root) if t not in known)]:
         for difficulty in DIFFICULTIES:
             base = root / case_type / difficulty
             for name in _subdirs(base):
@@ -74,6 +76,9 @@ def read_entry(vdir: Path, case_type: str, difficulty: str) -> tuple[Entry | Non
         return None, Problem(where, f"cannot read: {getattr(exc, 'strerror', None) or exc}")
     except (UnicodeDecodeError, tomli.TOMLDecodeError) as exc:
         return None, Problem(where, f"invalid TOML: {exc}")
+    older = older_layout(data)
+    if older is not None:
+        return None, Problem(where, older)
     slug, name = data.get("slug"), data.get("name")
     experimental, variants = data.get("experimental", False), data.get("variants")
     hours = data.get("max_runtime_hours", 1.0)
@@ -95,6 +100,9 @@ def read_entry(vdir: Path, case_type: str, difficulty: str) -> tuple[Entry | Non
         key = "max_runtime_hours" if "max_runtime_hours" in data else "max_runtime_seconds"
         return None, Problem(where, "expected a number", key=key)
     summary = data.get("summary", "")
+    declared = data.get("type")
+    if isinstance(declared, str) and declared != case_type and not is_type(declared):
+        case_type = declared  # a type tcab does not read: listed as such, with a warning
     return Entry(
         type=case_type, difficulty=difficulty, slug=slug, version=vdir.name, root=vdir,
         name=name if isinstance(name, str) and name else " ".join(p.capitalize() for p in slug.split("-")),

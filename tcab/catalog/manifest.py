@@ -11,7 +11,7 @@ from typing import Any
 
 from tcab.catalog.checklist import parse_instrumentation
 from tcab.catalog.fields import Fields, Source, show
-from tcab.catalog.layout import DIFFICULTIES, KEBAB
+from tcab.catalog.layout import DIFFICULTIES, KEBAB, older_layout
 from tcab.catalog.model import FORMATS, Build, CaseVersion, SpecFile, Variant
 from tcab.catalog.paths import check_dest, check_path
 from tcab.catalog.review import (
@@ -48,6 +48,9 @@ def parse_manifest(
     source, data = read_toml(root / "test-case.toml")
     if data is None:
         return None, source.problems
+    older = older_layout(data)
+    if older is not None:
+        return None, [Problem(display_path(root / "test-case.toml"), older)]
     f = Fields(data, source, COMMON_KEYS + test_type.section_keys)
     keys = _common_keys(f, root, difficulty)
     declared_type = f.choice("type", type_names())

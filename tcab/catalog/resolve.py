@@ -23,7 +23,7 @@ from tcab.catalog.listing import list_entries, version_folders
 from tcab.catalog.loader import Catalog, parse_case_folder, parse_version, version_dirs
 from tcab.catalog.model import CaseVersion
 from tcab.catalog.toml import display_path
-from tcab.catalog.typetable import is_type, type_names
+from tcab.catalog.typetable import is_type, refusal
 from tcab.errors import CatalogError, Problem
 
 
@@ -81,7 +81,7 @@ def resolve_case(root: Path | str, ref: str, version: str | None = None, *,
     if not folders:  # a case folder named otherwise than its slug: find it by manifest
         entries, _ = list_entries(root)
         folders = sorted({(e.type, e.difficulty, e.root.parent) for e in entries if e.slug == slug})
-    unknown = [Problem(display_path(cdir), f"unknown test type {show(case_type)}; known: {', '.join(type_names())}")
+    unknown = [Problem(display_path(cdir), refusal(slug, case_type))
                for case_type, _, cdir in folders if not is_type(case_type)]
     folders = [f for f in folders if is_type(f[0])]
     if unknown and not folders:  # the case is there, of a type tcab does not know: say exactly that
@@ -101,6 +101,10 @@ def resolve_case(root: Path | str, ref: str, version: str | None = None, *,
         where = ", ".join(display_path(f[2]) for f in folders)
         raise CatalogError(problems + [Problem(where, f"{show(slug)} is the slug of more than one case folder")])
     if not versions:
+        foreign = [Problem(display_path(e.root / "test-case.toml"), refusal(slug, e.type), key="type")
+                   for e in list_entries(root)[0] if e.slug == slug and not is_type(e.type)]
+        if foreign:  # its `type =` names a type tcab does not read: say exactly that
+            raise CatalogError(foreign[-1:])
         known = ", ".join(sorted({e.slug for e in list_entries(root)[0]})) or "none"
         shown = show(slug if len(slug) <= 80 else slug[:80] + "...")
         raise CatalogError(problems + [Problem(str(root), f"no test case {shown}; known: {known}")])

@@ -22,6 +22,7 @@ import importlib
 import os
 from collections.abc import Mapping
 
+from tcab.catalog.fields import show
 from tcab.catalog.testtype import TestType
 from tcab.errors import CatalogError, Problem
 
@@ -75,6 +76,13 @@ def is_type(name: str) -> bool:
     return name in _table()
 
 
+def refusal(slug: str, name: str) -> str:
+    """The one message for a case of a type tcab does not read, whether its
+    ``<type>/`` folder or its ``type =`` key names it (docs/catalog.md, "What
+    tcab refuses, and how it says so")."""
+    return f"case {slug} is of type {show(name)}, which tcab does not run (known: {', '.join(_table())})"
+
+
 def get_type(name: str, where: str | None = None) -> TestType:
     """The test type ``name``, constructed once per process.
 
@@ -124,5 +132,5 @@ def report_table_keys() -> tuple[str, ...]:
     return tuple(t.key for t in (report_table(n) for n in type_names()) if t is not None)
 
 
-__all__ = ["BUILTIN", "ENV", "extra_types", "get_type", "is_type", "report_columns", "report_table",
+__all__ = ["BUILTIN", "ENV", "extra_types", "get_type", "is_type", "refusal", "report_columns", "report_table",
            "report_table_keys", "type_names"]

@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 
 from tcab.catalog.listing import Entry, list_entries, newest, variant_slugs
+from tcab.catalog.toml import display_path
+from tcab.catalog.typetable import is_type, refusal
 from tcab.cli.params import bounded, maximum
 from tcab.errors import CatalogError, Problem
 from tcab.settings import Settings
@@ -64,6 +66,9 @@ def catalog(ctx: click.Context, as_json: bool, experimental: bool) -> None:
         click.secho(f"warning: {len(problems)} manifest(s) cannot be listed and are left out "
                     "(see `tcab catalog validate`)", fg="yellow", err=True)
     cases = newest(entries, experimental=experimental)
+    for c in cases:
+        if not is_type(c.type):  # listed, but not run: say so (docs/catalog.md, "What tcab refuses")
+            click.secho(f"warning: {display_path(c.root)}: {refusal(c.slug, c.type)}", fg="yellow", err=True)
     if as_json:
         versions: dict[str, list[Entry]] = {}
         for e in entries:

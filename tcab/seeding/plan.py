@@ -21,7 +21,7 @@ from typing import Any
 from tcab.catalog import CaseVersion, Variant
 from tcab.catalog.testtype import SeedingInput
 from tcab.catalog.toml import display_path
-from tcab.errors import SeedError
+from tcab.errors import SeedError, TemplateError
 from tcab.templates import render_template
 
 # Git's three blob modes: the only file metadata a seed keeps.
@@ -95,6 +95,7 @@ def _walk(case: CaseVersion, folder: str, prefix: str, origin: str) -> list[Seed
 def _specs(case: CaseVersion, variant: Variant) -> list[SeedEntry]:
     context = spec_context(case, variant)
     entries = []
+    broken: list[str] = []  # every broken spec template, raised together (validate reports them all)
     for spec in case.specs_for(variant):
         source = case.path(spec.source)
         raw = _read(source, "spec")
@@ -103,9 +104,15 @@ def _specs(case: CaseVersion, variant: Variant) -> list[SeedEntry]:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise SeedError(f"{source}: a .hbs spec must be UTF-8 text") from exc
-            raw = render_template(text, display_path(source), context).encode("utf-8")
+            try:
+                raw = render_template(text, display_path(source), context).encode("utf-8")
+            except TemplateError as exc:
+                broken.append(str(exc))
+                continue
         mode = MODE_EXEC if source.stat().st_mode & stat.S_IXUSR else MODE_FILE
         entries.append(SeedEntry(spec.dest, raw, mode, f"spec {spec.source}"))
+    if broken:
+        raise TemplateError("\n".join(broken))
     return entries
 
 

@@ -67,7 +67,7 @@ def test_nothing_in_tcab_names_the_toy_type() -> None:
 
 def test_an_unknown_type_is_named_with_the_known_ones(tmp_path: Path) -> None:
     root = _project(tmp_path)
-    known = 'unknown test type "toy"; known: end-to-end, adversarial, performance, asset-generation'
+    known = 'case tally-word is of type "toy", which tcab does not run (known: end-to-end, adversarial, performance, asset-generation)'
     for command in (["seed", "tally-word", "--out", str(root / "seeded")], ["prompt", "tally-word"]):
         result = _tcab(root, *command, toy=False)
         assert result.returncode == 2, result.stdout + result.stderr
