@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import sqlite3
 import subprocess
 import sys
@@ -19,6 +18,7 @@ import pytest
 
 from tcab.draw import VERSION
 from tests.support.paths import REPO
+from tests.support.sweep import plan_sweep, sweep_env
 
 PLAN = """name: gems
 runtime:
@@ -34,22 +34,11 @@ report: no
 """
 
 
-def _env(tmp: Path) -> dict[str, str]:
-    return {**os.environ, "TCAB_BUILD": str(tmp / "build"), "TCAB_RESULTS": str(tmp / "results"),
-            "TCAB_TMP": str(tmp / "tmp"), "TCAB_HARNESSES": str(REPO / "harnesses"),
-            "TCAB_PLAN": str(tmp / "plan.yaml")}
-
-
-def _doit(tmp: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "doit", "-f", str(REPO / "dodo.py")], cwd=REPO, env=_env(tmp),
-                          capture_output=True, text=True, timeout=900)
-
-
 @pytest.mark.podman
 @pytest.mark.timeout(900)
 def test_an_asset_sweep_regenerates_the_reference_and_then_does_nothing(podman_runtime, tmp_path) -> None:
     (tmp_path / "plan.yaml").write_text(PLAN)
-    first = _doit(tmp_path)
+    first = plan_sweep(tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
     conn = sqlite3.connect(tmp_path / "results" / "results.db")
     try:
@@ -69,12 +58,12 @@ def test_an_asset_sweep_regenerates_the_reference_and_then_does_nothing(podman_r
     assert not (folder / "work/.reference").exists()  # the reference implementation is not handed in
 
     report = subprocess.run([sys.executable, "-m", "tcab", "report", "--csv", "--table", "asset-regenerations"],
-                            cwd=REPO, env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+                            cwd=REPO, env=sweep_env(tmp_path), capture_output=True, text=True, timeout=120)
     assert report.returncode == 0, report.stderr
     (row,) = csv.DictReader(io.StringIO(report.stdout))
     assert (row["status"], row["ops"], float(row["divergence"])) == ("regenerated", "16", 0.0)
 
-    second = _doit(tmp_path)
+    second = plan_sweep(tmp_path)
     assert second.returncode == 0, second.stdout + second.stderr
     assert "nothing to do" in second.stdout, second.stdout
 
@@ -91,7 +80,7 @@ def test_a_sheet_sweep_regenerates_every_frame_of_the_reference_and_exports_it(p
     from PIL import Image
 
     (tmp_path / "plan.yaml").write_text(SHEET_PLAN)
-    first = _doit(tmp_path)
+    first = plan_sweep(tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
     conn = sqlite3.connect(tmp_path / "results" / "results.db")
     try:
@@ -114,7 +103,7 @@ def test_a_sheet_sweep_regenerates_every_frame_of_the_reference_and_exports_it(p
 
     # The author's command renders the same reference on the host: the same frames, the same exports.
     rendered = subprocess.run([sys.executable, "-m", "tcab", "asset", "render-reference", "candle-flicker",
-                               "--out", str(tmp_path / "rendered")], cwd=REPO, env=_env(tmp_path),
+                               "--out", str(tmp_path / "rendered")], cwd=REPO, env=sweep_env(tmp_path),
                               capture_output=True, text=True, timeout=300)
     assert rendered.returncode == 0, rendered.stderr
     for i in range(4):

@@ -7,15 +7,14 @@ a second sweep does nothing."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from tests.support.paths import REPO
+from tests.support.sweep import plan_sweep, sweep_env
 
 PLAN = """name: perf
 runtime:
@@ -32,22 +31,11 @@ report: no
 """
 
 
-def _env(tmp: Path) -> dict[str, str]:
-    return {**os.environ, "TCAB_BUILD": str(tmp / "build"), "TCAB_RESULTS": str(tmp / "results"),
-            "TCAB_TMP": str(tmp / "tmp"), "TCAB_HARNESSES": str(REPO / "harnesses"),
-            "TCAB_PLAN": str(tmp / "plan.yaml")}
-
-
-def _doit(tmp: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "doit", "-f", str(REPO / "dodo.py")], cwd=REPO, env=_env(tmp),
-                          capture_output=True, text=True, timeout=900)
-
-
 @pytest.mark.podman
 @pytest.mark.timeout(900)
 def test_a_performance_sweep_builds_scores_and_then_does_nothing(podman_runtime, tmp_path) -> None:
     (tmp_path / "plan.yaml").write_text(PLAN)
-    first = _doit(tmp_path)
+    first = plan_sweep(tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "sweep perf: 9 ran, 0 up to date, 0 failed" in first.stdout
     conn = sqlite3.connect(tmp_path / "results" / "results.db")
@@ -64,11 +52,11 @@ def test_a_performance_sweep_builds_scores_and_then_does_nothing(podman_runtime,
     record = json.loads(next((tmp_path / "results/sweep/scores").rglob("reference/1.json")).read_text())
     assert record["status"] == "correct" and [c["status"] for c in record["cases"]] == ["correct"] * 6
 
-    report = subprocess.run([sys.executable, "-m", "tcab", "report", "--csv"], cwd=REPO, env=_env(tmp_path),
+    report = subprocess.run([sys.executable, "-m", "tcab", "report", "--csv"], cwd=REPO, env=sweep_env(tmp_path),
                             capture_output=True, text=True, timeout=120)
     assert report.returncode == 0, report.stderr
     assert f",{scores['reference']}," in report.stdout and "perf_correct" in report.stdout
 
-    second = _doit(tmp_path)
+    second = plan_sweep(tmp_path)
     assert second.returncode == 0, second.stdout + second.stderr
     assert "sweep perf: nothing to do, all 9 tasks up to date" in second.stdout
