@@ -123,5 +123,7 @@ def test_outside_requests_are_blocked_and_a_hung_page_fails(settings, make_run, 
     busy = "<!doctype html><title>busy</title><script>setTimeout(() => { for (;;) {} }, 50);</script>\n"
     run = make_run("busy", {"src/index.html": busy})
     record = _validate(settings, run, runtime=podman_runtime, settle_s=0.3)
-    assert record.status == "failed" and record.detail.startswith("screenshot: the page stopped responding")
+    # The screenshot's own timeout names it; on a loaded machine the watchdog's wall time may end it first.
+    assert record.status == "failed" and record.detail.startswith(
+        ("screenshot: the page stopped responding", "timeout: the browser check did not finish")), record.detail
     assert podman_runtime.list_run_containers("validate-busy") == []
