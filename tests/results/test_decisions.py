@@ -156,3 +156,26 @@ def test_migration_0012_upgrades_a_database_with_reviews(tmp_path):
         ("tile-lights", None, None)]
     assert db.execute("SELECT count(*) FROM item_decisions").fetchone()[0] == 0
     db.close()
+
+
+def test_the_report_shows_the_weighted_checklist_of_decided_runs(db, run, material, tmp_path):
+    from tcab.results.columns import group_tables
+    from tcab.results.export import report_csv
+    from tcab.results.report import build_report
+    from tcab.results.terminal import print_report
+
+    for item, verdict in (("deal.columns", "pass"), ("deal.stock-count", "fail"), ("stock.recycle", "undecided")):
+        record_decision(db, run, item, verdict, material=material, detail="hung" if verdict == "undecided" else None)
+    record_override(db, run, "deal.stock-count", "pass", author="ada", note="It is 24.", material=material)
+    report = build_report(db.conn)
+    group, = [g for g in report.groups if g.case_slug == "cascade"]
+    c, = group.checklists
+    assert (c.run_id, c.score, c.max_score, c.decided, c.items, c.undecided, c.overrides) == (RUN, 2, 9, 2, 8, 1, 1)
+    table, = [t for t in group_tables(group) if t.key == "checklists"]
+    assert [col.text(c) for col in table.columns][3:] == ["2/9", "2/8", "1", "1"]
+    assert f"{RUN}" in report_csv(report, "checklists") and ",2,9,2,8,1,1" in report_csv(report, "checklists")
+    from rich.console import Console
+    console = Console(record=True, width=200)
+    print_report(report, console)
+    text = console.export_text()
+    assert "Checklist (validation scripts and overrides)" in text and "2/9" in text
