@@ -306,7 +306,8 @@ class CaseVersion:
     max_runtime_s: float = 3600.0
     workspace: str | None = None
     init: str | None = None
-    assets: str | None = None
+    # Files or folders, each seeded at its own path (``assets = "dir"`` or a list).
+    assets: tuple[str, ...] = ()
     solution: str | None = None
     specs: tuple[SpecFile, ...] = ()
     build: Build | None = None
