@@ -181,3 +181,16 @@ def test_a_bad_asset_entry_is_refused_at_its_line(tmp_path, value, key, message)
     root = _with_assets(tmp_path, value)
     line = (root / "test-case.toml").read_text().splitlines().index(f"assets = {value}") + 1
     assert ("test-case.toml", line, key, message) in problems(root)
+
+
+def test_the_reference_harness_stages_a_variants_reference_implementation():
+    from tcab.harnesses.definition import load_harness
+    from tcab.runs.lifecycle import _solution_dirs
+    from tests.support.paths import REPO
+    case = load(CASCADE)
+    harness = load_harness(REPO / "harnesses", "reference")
+    for slug in ("draw-three", "draw-one"):
+        variant = case.variant(slug)
+        assert case.solutions_for(variant) == (f"reference-impl/{slug}",)
+        assert _solution_dirs(case, variant, harness) == (CASCADE / "reference-impl" / slug,)
+    assert _solution_dirs(case, case.variant("draw-one"), load_harness(REPO / "harnesses", "claude-code")) == ()
