@@ -237,3 +237,29 @@ def test_a_bad_package_is_refused_at_its_line(tmp_path, value, key, message):
     line = (root / "test-case.toml").read_text().splitlines().index(f"packages = {value}") + 1
     found = [p for p in problems(root) if p[2] == key]
     assert found and found[0][:2] == ("test-case.toml", line) and found[0][3].startswith(message), found
+
+
+def test_scripted_items_need_the_instrumentation_handle(tmp_path):
+    root = copy(CASCADE, tmp_path)
+    edit(root / "test-case.toml", '[instrumentation]\nhandle = "__cascade"\ntick_hz = 120\n', "")
+    found = [p for p in problems(root) if p[2] == "instrumentation"]
+    assert found and found[0][3].startswith("missing: review items with a validation script need "
+                                            "[instrumentation].handle (scripted: deal.columns, ")
+    assert "stock.turn-count (variant draw-one)" in found[0][3]
+
+
+def test_catalog_validate_prints_every_categories_problem_with_file_line_key(tmp_path):
+    from tests.support.original import tcab
+    root = copy(CASCADE, tmp_path)
+    edit(root / "test-case.toml", 'tableau", kind = "image"', 'tableau", kind = "gif"')
+    edit(root / "variants/draw-one.toml", 'id = "turn-count"', 'id = "recycle"')
+    line = (root / "test-case.toml").read_text().splitlines().index(
+        'validation = { script = "validation/deal/columns.mjs", outputs = [') + 1
+    res = tcab("catalog", "validate", "--no-cache", catalog=tmp_path, cwd=tmp_path)
+    assert res.returncode != 0
+    out = res.stdout + res.stderr
+    assert f"test-case.toml:{line}: [[review.categories.items]][1].validation.outputs[1].kind: " \
+           'expected one of image, video, replay, got "gif"' in out, out
+    assert "draw-one.toml:15: [[review.categories.items]][1].id: the review item \"recycle\" of category " \
+           "\"stock\" is already declared in test-case.toml" in out, out
+    assert "Traceback" not in out
