@@ -1,0 +1,12 @@
+"""Review items decided by the case author's validation scripts (:mod:`.run`)."""
+
+from tcab.validation.scripts.run import (
+    KINDS,
+    ItemDecision,
+    ScriptItem,
+    ScriptLimits,
+    ScriptOutput,
+    run_scripts,
+)
+
+__all__ = ["KINDS", "ItemDecision", "ScriptItem", "ScriptLimits", "ScriptOutput", "run_scripts"]
