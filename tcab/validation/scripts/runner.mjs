@@ -110,6 +110,25 @@ function makeCheck(id, { silent = false } = {}) {
 }
 
 // ---- the page --------------------------------------------------------------
+let current = null;
+
+/** Move the page's console tail into the log (best effort: it is the build's own). */
+async function drainConsole(state) {
+  if (!state || state.drained || state.navigated) return;
+  state.drained = true;
+  try {
+    const got = await bounded("reading the console", state.page.evaluate(() => window.__tcabConsole()), 2000);
+    if (got && Array.isArray(got.tail)) {
+      const lines = got.tail.filter((line) => typeof line === "string");
+      const count = Number(got.count) || 0;
+      if (count > lines.length) note(`... the page logged ${count} console lines, the last ${lines.length} follow`);
+      for (const line of lines) note(line);
+    }
+  } catch {
+    // a page that hangs or hides its console keeps it
+  }
+}
+
 const produced = new Set();
 const declared = new Map(cfg.outputs.map((o) => [o.id, o.kind]));
 
@@ -131,9 +150,30 @@ async function openPage(browser) {
     note(`blocked a request outside the site: ${target.slice(0, 200)}`);
     return route.abort();
   });
+  // The page's console stays in the page, as a bounded tail: a flood sent over
+  // the DevTools connection message by message would starve every call.
+  await context.addInitScript(([lines, chars]) => {
+    const tail = [];
+    let count = 0;
+    const keep = (kind, args) => {
+      count += 1;
+      let text;
+      try {
+        text = args.map((a) => (typeof a === "string" ? a : String(a))).join(" ");
+      } catch {
+        text = "[unprintable]";
+      }
+      tail.push(`console.${kind}: ${text.slice(0, chars)}`);
+      if (tail.length > lines) tail.shift();
+    };
+    for (const kind of ["log", "info", "warn", "error", "debug", "trace"]) {
+      console[kind] = (...args) => keep(kind, args);
+    }
+    Object.defineProperty(window, "__tcabConsole", { value: () => ({ tail: tail.slice(), count }) });
+  }, [cfg.logLines, cfg.logChars]);
   const page = await bounded("opening a page", context.newPage());
   const state = { page, context, loaded: false, navigated: null, world: null, cdp: null };
-  page.on("console", (msg) => note(`console.${msg.type()}: ${msg.text()}`));
+  current = state;
   page.on("pageerror", (err) => note(`pageerror: ${firstLine(err)}`));
   page.on("dialog", (dialog) => dialog.dismiss().catch(() => {}));
   page.on("framenavigated", (frame) => {
@@ -218,6 +258,11 @@ async function callBuild(state, method, args) {
     );
   } catch (err) {
     if (err instanceof Undecided) throw err;
+    // The navigation event may trail the call it broke.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (!state.navigated && /context was destroyed|navigat/i.test(String(err && err.message))) {
+      state.navigated = state.page.url().slice(0, 200);
+    }
     stillHere(state);
     throw new Undecided(`window.${cfg.handle}.${method}() failed: ${firstLine(err)}`);
   }
@@ -442,6 +487,7 @@ async function main(browser) {
       stopped = true;
     }
     if (cfg.outputs.length > 0) {
+      await drainConsole(state);
       await state.context.close().catch(() => {});
       state = await openPage(browser);
       await runItemPass(exported, state, { recording: true, check: makeCheck(check.id, { silent: true }) });
@@ -471,6 +517,7 @@ async function main(browser) {
     }
     if (!check) throw new Undecided("the script opened no check (ttc.checkOne) and returned no verdict");
   }
+  await drainConsole(state);
   await state.context.close().catch(() => {});
   const missing = cfg.outputs.filter((o) => !produced.has(o.id)).map((o) => o.id);
   if (missing.length > 0 && !stopped) {
@@ -492,6 +539,7 @@ try {
   browser = await bounded("connecting to Chromium", chromium.connectOverCDP(cfg.endpoint, { timeout: cfg.callTimeoutMs }));
   result = await main(browser);
 } catch (err) {
+  await drainConsole(current);
   const reason = err instanceof Undecided ? err.message : `the script failed: ${firstLine(err)}`;
   result = { decided: false, pass: null, reason, verdict: null, assertions: [] };
 }
