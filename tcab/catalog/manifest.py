@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tcab.catalog.categories import parse_categories, review_format
 from tcab.catalog.checklist import parse_instrumentation
 from tcab.catalog.fields import Fields, Source, show
 from tcab.catalog.layout import DIFFICULTIES, KEBAB, older_layout
@@ -31,7 +32,7 @@ COMMON_KEYS = (
     "format", "slug", "name", "type", "difficulty", "tags", "experimental", "summary", "description",
     "changelog", "prompt", "max_runtime_hours", "max_runtime_seconds", "workspace", "init", "assets",
     "solution", "variants", "engines", "spec", "build", "instrumentation", "proof", "domain",
-    "review_item",
+    "review_item", "review",
 )  # fmt: skip
 HERE = "in test-case.toml"
 
@@ -63,7 +64,13 @@ def parse_manifest(
     keys["section"] = parsed.section
     keys["proofs"] = parse_proofs(data, source, common.proof_ids, common.proof_dests, HERE)
     keys["domains"] = parse_domains(data, source, common.domains, HERE)
-    items = parse_review_items(data, source, common.review_items, HERE, root, test_type.review_item_keys)
+    keys["review_format"] = common.review_format = review_format(data, source)
+    if common.review_format == 2:
+        categories, items = parse_categories(data, source, common.review_items, HERE, root)
+        keys["review_categories"] = categories
+        common.review_categories = frozenset(c.id for c in categories)
+    else:
+        items = parse_review_items(data, source, common.review_items, HERE, root, test_type.review_item_keys)
     keys["review_items"] = tuple(item for _, item in items)
     keys["instrumentation"] = parse_instrumentation(f)
     variant_files = f.strings("variants", required=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tcab.catalog.categories import parse_categories
 from tcab.catalog.paths import normalize, resolve_inside
 from tcab.catalog.review import parse_domains, parse_review_items
 from tcab.catalog.toml import read_toml
@@ -19,14 +20,20 @@ from tcab.catalog.toml import read_toml
 def _material(path: Path) -> tuple[str | None, dict[str, list[dict[str, Any]]]]:
     source, data = read_toml(path)
     if data is None:
-        return None, {"domains": [], "review_items": []}
+        return None, {"domains": [], "review_categories": [], "review_items": []}
     domains = parse_domains(data, source, {}, "")
     items = parse_review_items(data, source, {}, "", None)
+    # A format-2 checklist: its categories (a variant file's may add to the manifest's).
+    categories, scored = parse_categories(data, source, {}, "", None, variant="format" not in
+                                          (data.get("review") if isinstance(data.get("review"), dict) else {}))
+    items = items + scored
     slug = data.get("slug")
     return slug if isinstance(slug, str) else None, {
         "domains": [{"id": d.id, "name": d.name, "description": d.description} for d in domains],
+        "review_categories": [{"id": c.id, "title": c.title, "items": [i.id for i in c.items]}
+                              for c in categories],
         "review_items": [
-            {"id": i.id, "title": i.title, "text": i.text, "weight": i.weight,
+            {"id": i.id, "category": i.category, "title": i.title, "text": i.text, "weight": i.weight,
              "reference": i.reference, "proof": i.proof, "domain": i.domain,
              "sub_items": [{"id": s.id, "title": s.title} for s in i.sub_items],
              "validation": None if i.validation is None else {

@@ -164,7 +164,11 @@ class ReviewValidation:
 @dataclass(frozen=True, slots=True)
 class ReviewItem:
     """One reviewer checklist item, worth ``weight`` points; never seeded.
-    ``reference``, ``proof`` and ``domain`` name a declared view, proof and domain."""
+    ``reference``, ``proof`` and ``domain`` name a declared view, proof and domain.
+
+    An item of a ``[review] format = 2`` category has ``category`` set and an
+    ``id`` qualified by it (``"deal.columns"``, the original's own naming of
+    its validation media): unique in a variant's checklist either way."""
 
     id: str
     title: str
@@ -175,6 +179,36 @@ class ReviewItem:
     domain: str | None = None
     sub_items: tuple[ReviewSubItem, ...] = ()
     validation: ReviewValidation | None = None
+    category: str | None = None
+
+    @property
+    def local_id(self) -> str:
+        """The id as written in its category (``columns`` of ``deal.columns``)."""
+        return self.id.removeprefix(f"{self.category}.") if self.category else self.id
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewCategory:
+    """A ``[[review.categories]]`` of a format-2 checklist: a title grouping
+    items. A variant reusing a common category's id adds items to it."""
+
+    id: str
+    title: str
+    items: tuple[ReviewItem, ...] = ()
+
+    @property
+    def weight(self) -> float:
+        return sum(item.weight for item in self.items)
+
+
+def merge_categories(common: tuple[ReviewCategory, ...],
+                     own: tuple[ReviewCategory, ...]) -> tuple[ReviewCategory, ...]:
+    """A variant's categories: the common ones in order, each with the items a
+    variant category of the same id adds; then the variant's new categories."""
+    extra = {c.id: c for c in own}
+    merged = [ReviewCategory(c.id, c.title, c.items + (extra.pop(c.id).items if c.id in extra else ()))
+              for c in common]
+    return tuple(merged) + tuple(c for c in own if c.id in extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +279,8 @@ class Variant:
     proofs: tuple[Proof, ...] = ()
     domains: tuple[Domain, ...] = ()
     review_items: tuple[ReviewItem, ...] = ()
+    review_categories: tuple[ReviewCategory, ...] = ()
+    reference_implementation: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,6 +313,10 @@ class CaseVersion:
     proofs: tuple[Proof, ...] = ()
     domains: tuple[Domain, ...] = ()
     review_items: tuple[ReviewItem, ...] = ()
+    # ``[review] format = 2``: the checklist grouped (review_items then holds
+    # the same items, flattened, so code that needs no grouping reads those).
+    review_categories: tuple[ReviewCategory, ...] = ()
+    review_format: int = 1
     format: int = 1
     engines: tuple[str, ...] = ()
     instrumentation: Instrumentation | None = None
@@ -359,8 +399,20 @@ class CaseVersion:
         return self.domains + variant.domains
 
     def review_items_for(self, variant: Variant) -> tuple[ReviewItem, ...]:
-        """The reviewer checklist of ``variant``: the common items, then its own."""
+        """The reviewer checklist of ``variant``: the common items, then its own
+        (for a format-2 checklist, in category order: its categories' items)."""
+        if self.review_format == 2:
+            return tuple(i for c in self.review_categories_for(variant) for i in c.items)
         return self.review_items + variant.review_items
+
+    def review_categories_for(self, variant: Variant) -> tuple[ReviewCategory, ...]:
+        """The format-2 checklist of ``variant``: the common categories, each with
+        the items the variant adds to it, then the variant's own categories.
+        A format-1 checklist is one untitled category (id ``""``) of all items."""
+        if self.review_format == 2:
+            return merge_categories(self.review_categories, variant.review_categories)
+        items = self.review_items + variant.review_items
+        return (ReviewCategory("", "", items),) if items else ()
 
     def unplayable_reason(self) -> str | None:
         """Why tcab's arena cannot play this case on this host, or None (its type says)."""

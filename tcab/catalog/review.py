@@ -21,6 +21,7 @@ from tcab.catalog.paths import check_dest
 
 PROOF_KEYS = ("id", "name", "dest")
 DOMAIN_KEYS = ("id", "name", "description")
+ITEM_TABLE = "review.categories.items"  # a format-2 item (tcab.catalog.categories)
 REVIEW_ITEM_KEYS = ("id", "title", "text", "weight", "reference", "proof", "domain", "sub_items",
                     "validation")
 
@@ -122,10 +123,11 @@ def check_names(source: Source, items: Iterable[tuple[int, ReviewItem]], scopes:
     """Each item's ``reference``, ``proof`` and ``domain`` must be declared in
     every scope the item belongs to (every variant, for a common item)."""
     for index, item in items:
+        table = ITEM_TABLE if item.category is not None else "review_item"
         for key, value, kind in (("reference", item.reference, "views"), ("proof", item.proof, "proofs"),
                                  ("domain", item.domain, "domains")):
             if value is not None:
-                _resolve(source, "review_item", index, key, value, kind, scopes)
+                _resolve(source, table, index, key, value, kind, scopes)
 
 
 def check_references(source: Source, checks: Iterable[tuple[int, ViewCheck]], scopes: Sequence[Scope]) -> None:

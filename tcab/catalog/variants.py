@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tcab.catalog.categories import parse_categories
 from tcab.catalog.fields import Fields, Source, humanize, show
-from tcab.catalog.model import ReviewItem, SpecFile, Variant
+from tcab.catalog.model import ReviewCategory, ReviewItem, SpecFile, Variant
 from tcab.catalog.paths import check_dest, check_path
 from tcab.catalog.review import parse_domains, parse_proofs, parse_review_items
 from tcab.catalog.toml import read_toml
@@ -15,7 +16,7 @@ from tcab.catalog.views import parse_references
 
 SPEC_KEYS = ("source", "dest")
 VARIANT_KEYS = ("slug", "name", "description", "spec", "workspace", "solution", "params",
-                "reference", "proof", "domain", "review_item")
+                "reference", "proof", "domain", "review_item", "review", "reference_implementation")
 
 
 @dataclass(slots=True)
@@ -29,6 +30,8 @@ class Declared:
     proof_dests: dict[str, str] = field(default_factory=dict)
     domains: dict[str, str] = field(default_factory=dict)
     review_items: dict[str, str] = field(default_factory=dict)
+    review_format: int = 1
+    review_categories: frozenset[str] = frozenset()
 
 
 def parse_spec(
@@ -92,7 +95,8 @@ def parse_variant(
     references = parse_references(data, source, root, dict(common.views), here)
     proofs = parse_proofs(data, source, dict(common.proof_ids), dict(common.proof_dests), here)
     domains = parse_domains(data, source, dict(common.domains), here)
-    items = parse_review_items(data, source, dict(common.review_items), here, root)
+    items, categories = _review(f, data, source, common, here, root)
+    reference_impl = check_path(f, "reference_implementation", root, f.string("reference_implementation"), "dir")
     f.done()
     if slug is None:
         return None, source, []
@@ -109,5 +113,24 @@ def parse_variant(
         proofs=proofs,
         domains=domains,
         review_items=tuple(item for _, item in items),
+        review_categories=categories,
+        reference_implementation=reference_impl,
     )
     return variant, source, items
+
+
+def _review(f: Fields, data: dict[str, Any], source: Source, common: Declared, here: str, root: Path
+            ) -> tuple[list[tuple[int, ReviewItem]], tuple[ReviewCategory, ...]]:
+    """A variant's own checklist items, in the manifest's grammar: ``[[review_item]]``
+    (format 1) or ``[[review.categories]]`` (format 2, reusing a common id adds to it)."""
+    if common.review_format == 2:
+        if "review_item" in data:
+            f.problem("review_item", "the manifest's checklist is [review] format = 2: add items "
+                      "under [[review.categories]] (reuse a category id to add to it)")
+        categories, items = parse_categories(data, source, dict(common.review_items), here, root,
+                                             common=common.review_categories, variant=True)
+        return items, categories
+    if "review" in data:
+        f.problem("review", "the manifest's checklist is format 1 ([[review_item]]); "
+                  "[review] categories need [review] format = 2 in test-case.toml")
+    return parse_review_items(data, source, dict(common.review_items), here, root), ()

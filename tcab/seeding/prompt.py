@@ -17,8 +17,10 @@ WORKSPACE = "/work"
 def prompt_context(
     case: CaseVersion, variant: Variant, workspace: str = WORKSPACE
 ) -> dict[str, Any]:
-    """``workspace``, ``version``, ``variant`` and ``specs`` (each ``dest``, ``path``
-    inside the container, ``name`` = the dest's file stem), common specs first."""
+    """``workspace``, ``version``, ``variant``, ``time_limit_hours`` (the run's
+    wall-clock cap, as the newer original cases write it) and ``specs`` (each
+    ``dest``, ``path`` inside the container, ``name`` = the dest's file stem),
+    common specs first."""
     specs = [
         {
             "dest": spec.dest,
@@ -32,6 +34,7 @@ def prompt_context(
         "workspace": workspace,
         "version": case.version,
         "variant": variant_context(case, variant),
+        "time_limit_hours": case.max_runtime_hours,
         "specs": specs,
     }
 

@@ -146,12 +146,12 @@ def test_catalog_json_carries_reviewer_material(tmp_path):
     glint = rows["glint"]
     assert glint["variants"] == ["base", "night"] and "digest" in glint  # existing keys kept
     assert glint["domains"] == [{"id": "play", "name": "Play", "description": "Clicking tiles lights them."}]
-    assert glint["review_items"][0] == {"id": "tile-lights", "title": "A tile lights",
+    assert glint["review_items"][0] == {"id": "tile-lights", "category": None, "title": "A tile lights",
                                         "text": "Clicking a tile lights it.", "weight": 2,
                                         "reference": "board", "proof": "lighting", "domain": "play",
                                         "sub_items": [], "validation": None}
     assert glint["variant_review"]["night"]["domains"][0]["id"] == "mood"
-    assert glint["variant_review"]["base"] == {"domains": [], "review_items": []}
+    assert glint["variant_review"]["base"] == {"domains": [], "review_categories": [], "review_items": []}
     assert [d["id"] for d in rows["coil"]["variant_review"]["maze"]["domains"]] == ["maze-mode"]
 
 
@@ -280,7 +280,7 @@ def test_check_reference_from_every_variant_resolves(tmp_path):
 def test_the_whole_original_fixture_catalog_validates(tmp_path):
     res = tcab("catalog", "validate", "--no-cache", catalog=ORIGINAL, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
-    assert re.search(r"ok: 7 case version\(s\), 11 variant\(s\)", res.stdout + res.stderr)
+    assert re.search(r"ok: 8 case version\(s\), 13 variant\(s\)", res.stdout + res.stderr)
 
 
 # --- the site a [build] without output produces (real Podman) -----------------

@@ -1,0 +1,147 @@
+"""The original's categories grammar of the reviewer checklist (``[review]
+format = 2``), on the fixture reconstructed from its cascade v2.0.0: it
+loads, a variant adds an item to a common category by reusing its id, items
+are never seeded, and each broken key is refused as ``file:line: key``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tcab.catalog.model import ReviewValidation, ValidationOutput
+from tcab.seeding.plan import plan_seed
+from tests.support.original import ORIGINAL, copy, edit, load, problems
+
+CASCADE = ORIGINAL / "end-to-end/easy/cascade/v2.0.0"
+
+
+def test_cascade_loads_its_categories_and_each_variant_adds_its_turn_count():
+    case = load(CASCADE)
+    assert case.review_format == 2
+    assert [c.id for c in case.review_categories] == ["deal", "foundations", "stock", "ui"]
+    for slug, n in (("draw-three", "three"), ("draw-one", "one")):
+        variant = case.variant(slug)
+        cats = case.review_categories_for(variant)
+        assert [(c.id, c.title) for c in cats] == [("deal", "Deal"), ("foundations", "Foundations"),
+                                                   ("stock", "Stock and waste"), ("ui", "UI")]
+        stock = cats[2]
+        assert [i.id for i in stock.items] == ["stock.recycle", "stock.turn-count"]
+        assert stock.items[1].title.endswith(f"turns {n}")
+        assert (stock.items[1].category, stock.items[1].local_id) == ("stock", "turn-count")
+        items = case.review_items_for(variant)
+        assert [i.id for i in items][:2] == ["deal.columns", "deal.stock-count"]
+        assert len(items) == 8 and sum(i.weight for i in items) == 9
+        assert variant.reference_implementation == f"reference-impl/{slug}"
+    columns = case.review_categories[0].items[0]
+    assert (columns.reference, columns.domain, columns.text[:20]) == ("gameplay", "klondike", "A new game deals sev")
+    assert columns.validation == ReviewValidation(
+        "validation/deal/columns.mjs", (ValidationOutput("layout", "The freshly dealt tableau", "image"),))
+    assert case.review_categories[3].items[1].validation is None
+
+
+@pytest.mark.parametrize("variant", ["draw-three", "draw-one"])
+def test_checklist_and_reference_implementation_are_never_seeded(variant):
+    case = load(CASCADE)
+    dests = {e.dest for e in plan_seed(case, case.variant(variant), check_only=True)}
+    assert "specs/deal-mode.md" in dests and "reference/gameplay.png" in dests
+    assert not {d for d in dests if d.startswith(("validation/", "reference-impl/", "variants/"))}
+
+
+# (file, old, new, (file, anchor of the expected line or None, key, message))
+REFUSALS = [
+    ("test-case.toml", "[review]\nformat = 2", "[review]\nformat = 3",
+     ("test-case.toml", "format = 3", "[review].format",
+      "expected 2 (the categories grammar; format 1 is [[review_item]]), got 3")),
+    ("test-case.toml", "[review]\nformat = 2\n", "[review]\n",
+     ("test-case.toml", "[review]\n", "[review].format",
+      "missing required key (the categories grammar is format = 2)")),
+    ("test-case.toml", 'id = "stock-count"', 'id = "columns"',
+     ("test-case.toml", 'id = "columns"', "[[review.categories.items]][2].id",
+      'the review item "columns" of category "deal" is already declared in test-case.toml')),
+    ("test-case.toml", 'id = "foundations"', 'id = "deal"',
+     ("test-case.toml", 'id = "deal"', "[[review.categories]][2].id",
+      'two categories of this file are "deal"')),
+    ("test-case.toml", 'title = "Builds up by suit"\n', "",
+     ("test-case.toml", '[[review.categories.items]]\nid = "build-up"', "[[review.categories.items]][4].title", "missing required key")),
+    ("test-case.toml", 'description = "A started', 'text = "A started',
+     ("test-case.toml", '[[review.categories.items]]\nid = "build-up"', "[[review.categories.items]][4].description", "missing required key")),
+    ("test-case.toml", 'weight = 2', 'weight = 0',
+     ("test-case.toml", 'weight = 0', "[[review.categories.items]][7].weight",
+      "expected a positive number of points, got 0")),
+    ("test-case.toml", 'script = "validation/deal/columns.mjs"', 'script = "validation/deal/nope.mjs"',
+     ("test-case.toml", 'validation = { script = "validation/deal/nope', "[[review.categories.items]][1].validation.script",
+      '"validation/deal/nope.mjs": no such file or folder')),
+    ("test-case.toml", 'script = "validation/deal/columns.mjs"', 'script = "../../../../../etc/passwd"',
+     ("test-case.toml", 'validation = { script = "../', "[[review.categories.items]][1].validation.script",
+      "expected a path relative to the version folder without '..', got \"../../../../../etc/passwd\"")),
+    ("test-case.toml", 'kind = "video"', 'kind = "gif"',
+     ("test-case.toml", 'validation = { script = "validation/stock/recycle', "[[review.categories.items]][5].validation.outputs[1].kind",
+      'expected one of image, video, replay, got "gif"')),
+    ("test-case.toml", 'reference = "victory"\nproof', 'reference = "title"\nproof',
+     ("test-case.toml", 'reference = "title"', "[[review.categories.items]][7].reference",
+      'names the reference view "title", which variant "draw-three" does not declare '
+      '(declared: gameplay, victory)')),
+    ("test-case.toml", 'title = "UI"', 'title = "UI"\nnotes = "x"',
+     ("test-case.toml", 'notes = "x"', "[[review.categories]][4].notes",
+      "unknown key; allowed keys: id, title, items")),
+    ("test-case.toml", "[review]\nformat = 2\n", '[review]\nformat = 2\n\n[[review_item]]\nid = "x"\n',
+     ("test-case.toml", None, "review_item",
+      "give [[review_item]] (format 1) or [review] categories (format 2), not both")),
+    ("variants/draw-one.toml", 'id = "turn-count"', 'id = "recycle"',
+     ("draw-one.toml", 'id = "recycle"', "[[review.categories.items]][1].id",
+      'the review item "recycle" of category "stock" is already declared in test-case.toml')),
+    ("variants/draw-one.toml", '[[review.categories]]\nid = "stock"\ntitle = "Stock and waste"\n',
+     '[[review.categories]]\nid = "draws"\n',
+     ("draw-one.toml", '[[review.categories]]\nid = "draws"', "[[review.categories]][1].title", "missing required key")),
+    ("variants/draw-one.toml", '[[review.categories]]\n', '[review]\nformat = 2\n\n[[review.categories]]\n',
+     ("draw-one.toml", "format = 2", "[review].format",
+      "a variant inherits the manifest's [review] format; leave it out")),
+    ("variants/draw-one.toml", 'reference_implementation = "reference-impl/draw-one"',
+     'reference_implementation = "reference-impl/nope"',
+     ("draw-one.toml", "reference_implementation", "reference_implementation",
+      '"reference-impl/nope": no such file or folder')),
+]
+
+
+@pytest.mark.parametrize("change", REFUSALS, ids=[r[3][2] + ":" + r[3][3][:30] for r in REFUSALS])
+def test_each_refusal_names_file_line_and_key(tmp_path, change):
+    rel, old, new, expected = change
+    root = copy(CASCADE, tmp_path)
+    edit(root / rel, old, new)
+    name, anchor, key, message = expected
+    text = (root / rel).read_text()
+    line = text[: text.rindex(anchor)].count("\n") + 1 if anchor else None
+    assert (name, line, key, message) in problems(root), problems(root)
+
+
+def test_a_format_1_case_refuses_a_variants_categories(tmp_path):
+    root = copy(CASCADE, tmp_path)
+    text = (root / "test-case.toml").read_text()
+    (root / "test-case.toml").write_text(text[: text.index("\n[review]\n")])
+    found = problems(root)
+    assert ("draw-one.toml", None, "review",
+            "the manifest's checklist is format 1 ([[review_item]]); [review] categories need "
+            "[review] format = 2 in test-case.toml") in found
+
+
+def test_catalog_json_carries_categories_and_a_variants_additions(tmp_path):
+    import json
+
+    from tests.support.original import tcab
+    res = tcab("catalog", "--json", catalog=ORIGINAL, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    cascade = {r["slug"]: r for r in json.loads(res.stdout)}["cascade"]
+    assert [c["id"] for c in cascade["review_categories"]] == ["deal", "foundations", "stock", "ui"]
+    assert cascade["review_categories"][2]["items"] == ["stock.recycle"]
+    own = cascade["variant_review"]["draw-one"]
+    assert own["review_categories"] == [{"id": "stock", "title": "Stock and waste", "items": ["stock.turn-count"]}]
+    assert own["review_items"][0]["category"] == "stock"
+    assert own["review_items"][0]["validation"]["outputs"] == [
+        {"id": "turn", "name": "The stock turning onto the waste", "kind": "video"}]
+
+
+@pytest.mark.parametrize("variant,name", [("draw-three", "Draw Three"), ("draw-one", "Draw One")])
+def test_the_prompt_gets_time_limit_hours(variant, name):
+    from tcab.seeding.prompt import render_prompt
+    case = load(CASCADE)
+    assert render_prompt(case, case.variant(variant)).startswith(f"Build Cascade ({name}) in `/work` within 2 hours.")
