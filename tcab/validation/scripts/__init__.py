@@ -1,5 +1,6 @@
 """Review items decided by the case author's validation scripts (:mod:`.run`)."""
 
+from tcab.validation.scripts.items import script_items
 from tcab.validation.scripts.run import (
     KINDS,
     ItemDecision,
@@ -9,4 +10,4 @@ from tcab.validation.scripts.run import (
     run_scripts,
 )
 
-__all__ = ["KINDS", "ItemDecision", "ScriptItem", "ScriptLimits", "ScriptOutput", "run_scripts"]
+__all__ = ["KINDS", "ItemDecision", "ScriptItem", "ScriptLimits", "ScriptOutput", "run_scripts", "script_items"]

@@ -342,6 +342,8 @@ function baseApi(state, recording) {
 }
 
 // ---- the clip: MediaRecorder on the game's canvas, in the isolated world ----
+const MIN_CLIP_MS = 1000;
+const MAX_CLIP_START_MS = 5000;
 const clipOutput = cfg.outputs.find((o) => o.kind === "clip" || o.kind === "video");
 
 async function startClip(state) {
@@ -357,12 +359,21 @@ async function startClip(state) {
       if (bytes <= ${cfg.maxClipBytes}) chunks.push(e.data);
     };
     recorder.start(250);
-    window.__tcabClip = { recorder, chunks, size: () => bytes };
+    window.__tcabClip = { recorder, chunks, size: () => bytes, started: performance.now() };
     return true;
   })()`);
 }
 
 async function stopClip(state) {
+  // The encoder needs a moment to start (longer on a loaded host): film on
+  // until it has delivered data, within MAX_CLIP_START_MS.
+  const waited = Date.now();
+  for (;;) {
+    const got = await inWorld(state, "timing the clip",
+      "[performance.now() - window.__tcabClip.started, window.__tcabClip.size()]");
+    if ((got[0] >= MIN_CLIP_MS && got[1] > 0) || Date.now() - waited > MAX_CLIP_START_MS) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   const b64 = await inWorld(state, "finishing the clip", `new Promise((resolve, reject) => {
     const clip = window.__tcabClip;
     clip.recorder.onstop = async () => {
@@ -375,7 +386,7 @@ async function stopClip(state) {
     clip.recorder.stop();
   })`);
   const data = Buffer.from(String(b64), "base64");
-  if (data.length === 0) throw new Undecided("the clip recorded no frame");
+  if (data.length === 0) throw new Undecided(`the clip recorded no frame within ${MAX_CLIP_START_MS / 1000}s`);
   fs.writeFileSync(outputFile(clipOutput.id, "clip"), data);
   produced.add(clipOutput.id);
 }
