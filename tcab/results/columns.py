@@ -25,7 +25,7 @@ from typing import Any
 from tcab.outcomes import RunStatus
 from tcab.results.report import GroupReport
 
-TABLES = ("runs", "baselines", "standings", "reviews", "players")
+TABLES = ("runs", "baselines", "standings", "reviews", "checklists", "players")
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +199,20 @@ COLUMNS: tuple[Column, ...] = (
            align="left", tone=lambda r: "bad" if r.rating == "broken" else ""),
     _plain("reviews", "reviews", "reviews", "reviews", count),
     _plain("reviewed_at", "reviewed", "reviews", "reviewed_at", align="left"),
+    # checklists: a run's checklist from its item decisions (ChecklistSummary)
+    _plain("checklist_run", "run", "checklists", "run_id", align="left"),
+    _plain("checklist_harness", "harness", "checklists", "harness", align="left"),
+    Column("checklist_model", "model", "checklists", lambda r: r.model or "—",
+           (("model", lambda r: r.model or ""),), align="left"),
+    Column("checklist_score", "checklist", "checklists", lambda r: f"{r.score:g}/{r.max_score:g}",
+           (("score", _attr("score")), ("max_score", _attr("max_score"))),
+           help="weights of the items whose state is pass/all items"),
+    Column("checklist_decided", "decided", "checklists", lambda r: f"{r.decided}/{r.items}",
+           (("decided", _attr("decided")), ("items", _attr("items"))), help="items decided pass or fail/all"),
+    _plain("checklist_undecided", "undecided", "checklists", "undecided", count,
+           help="items a script could not decide (it threw, hung or wrote an undeclared output)"),
+    _plain("checklist_overrides", "overridden", "checklists", "overrides", count,
+           help="items a reviewer decided over the script"),
     # players: one participant label over every recorded match of the group (PlayerSummary)
     _plain("player", "participant", "players", "label", align="left"),
     _plain("matches", "matches", "players", "matches", count),
@@ -246,6 +260,7 @@ def group_tables(group: GroupReport) -> list[Table]:
         add("standings", f"Tournament {t.id} · {t.structure or '?'} · {t.rounds or '?'} rounds · "
                          f"{t.matches} matches", t.standings, t)
     add("reviews", "Human reviews", group.reviews)
+    add("checklists", "Checklist (validation scripts and overrides)", group.checklists)
     add("players", "All recorded matches", group.players)
     return out
 

@@ -16,7 +16,7 @@ import json
 from tcab.results.columns import csv_header, csv_values
 from tcab.results.report import Report
 
-CSV_TABLES = ("runs", "players", "standings", "baselines", "reviews")
+CSV_TABLES = ("runs", "players", "standings", "baselines", "reviews", "checklists")
 
 
 def report_json(report: Report) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tcab.errors import ResultsError
+from tcab.results.decisions import checklist_score, item_states
 from tcab.results.schema import RUN_STATUSES, SCHEMA_VERSION
 
 
@@ -126,6 +127,22 @@ class ReviewSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class ChecklistSummary:
+    """Where a run's checklist stands from its item decisions (validation
+    scripts, reviewers' overrides: tcab.results.decisions)."""
+
+    run_id: str
+    harness: str
+    model: str | None
+    score: float        # the weights of the items whose state is pass
+    max_score: float    # the weights of all the variant's items
+    decided: int        # items decided pass or fail
+    items: int          # items of the variant's checklist
+    undecided: int      # items a script could not decide (and nobody overrode)
+    overrides: int      # items whose state is a reviewer's override
+
+
+@dataclass(frozen=True, slots=True)
 class TypeRows:
     """A test type's own table for one group (its ``report_table``): the key
     and title it is shown under, its columns (:class:`tcab.results.columns.Column`,
@@ -152,6 +169,7 @@ class GroupReport:
     tournaments: tuple[TournamentReport, ...] = ()
     reviews: tuple[ReviewSummary, ...] = ()
     type_tables: tuple[TypeRows, ...] = ()  # the tables its test type adds (report_table)
+    checklists: tuple[ChecklistSummary, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +229,8 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), databas
     groups: dict[tuple[str, str, str], dict] = {}
 
     def group(key: tuple[str, str, str]) -> dict:
-        return groups.setdefault(key, {"runs": [], "players": [], "tournaments": [], "reviews": []})
+        return groups.setdefault(key, {"runs": [], "players": [], "tournaments": [], "reviews": [],
+                                       "checklists": []})
 
     for key, summary in _run_summaries(conn, filters):
         group(key)["runs"].append(summary)
@@ -221,6 +240,8 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), databas
         group(key)["tournaments"].append(tournament)
     for key, review in _reviews(conn, filters):
         group(key)["reviews"].append(review)
+    for key, checklist in _checklists(conn, filters):
+        group(key)["checklists"].append(checklist)
     baselines = _baselines(conn, filters)
     if filters.harness is None:
         # Baselines alone (no runs yet) still make their case version visible.
@@ -247,6 +268,7 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), databas
             runs=tuple(parts["runs"]), baselines=tuple(baselines.get(key[:2], ())),
             players=tuple(parts["players"]), tournaments=tuple(parts["tournaments"]),
             reviews=tuple(parts["reviews"]), type_tables=own_tables(key),
+            checklists=tuple(parts["checklists"]),
         )
         for key, parts in sorted(groups.items())
     )
@@ -386,6 +408,28 @@ def _reviews(conn: sqlite3.Connection, filters: Filters):
             FROM reviews v JOIN runs r ON r.id = v.run_id{where}
             ORDER BY r.case_slug, r.case_version, r.variant, v.reviewed_at DESC, v.id DESC""", params):
         yield tuple(row[:3]), ReviewSummary(*row[3:])
+
+
+def _checklists(conn: sqlite3.Connection, filters: Filters):
+    """The checklist state of each run with item decisions, by the weights of
+    its variant's items as last recorded (review_items)."""
+    where, params = _where(filters, "r", harness="r.harness")
+    where += (" AND " if where else " WHERE ") + "r.id IN (SELECT DISTINCT run_id FROM item_decisions)"
+    weights: dict[tuple[str, str, str], dict[str, float]] = {}
+    for row in conn.execute(
+        f"""SELECT r.case_slug, r.case_version, r.variant, r.id, r.harness, r.model FROM runs r{where}
+            ORDER BY r.case_slug, r.case_version, r.variant, r.started_at DESC, r.id""", params).fetchall():
+        key = tuple(row[:3])
+        if key not in weights:
+            weights[key] = dict(conn.execute(
+                "SELECT item_id, weight FROM review_items WHERE case_slug = ? AND case_version = ? AND variant = ?",
+                key).fetchall())
+        states = item_states(conn, row[3])
+        score, max_score, decided = checklist_score(weights[key], states)
+        mine = [states[k] for k in weights[key] if k in states]
+        yield key, ChecklistSummary(row[3], row[4], row[5], score, max_score, decided, len(weights[key]),
+                                    sum(1 for s in mine if s.state == "undecided"),
+                                    sum(1 for s in mine if s.override is not None))
 
 
 def _baselines(conn: sqlite3.Connection, filters: Filters) -> dict[tuple[str, str], list]:

@@ -52,6 +52,17 @@ class MaterialItem:
     reference: str | None = None
     proof: str | None = None
     domain: str | None = None
+    category: str | None = None
+    # {"script", "outputs": [{id, name, kind}]} of an item a validation script decides
+    validation: Mapping | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MaterialCategory:
+    """A ``[review] format = 2`` category: its items are the MaterialItems with its id."""
+
+    id: str
+    title: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,15 +82,24 @@ class ReviewMaterial:
     case_digest: str | None
     items: tuple[MaterialItem, ...]
     domains: tuple[MaterialDomain, ...]
+    categories: tuple[MaterialCategory, ...] = ()
 
     @classmethod
     def of_case(cls, case, variant_slug: str, digest: str | None = None) -> ReviewMaterial:
         """The material of a catalog ``CaseVersion`` for one variant (CatalogError for an unknown one)."""
         variant = case.variant(variant_slug)
         return cls(case.slug, case.version, variant.slug, digest,
-                   tuple(MaterialItem(i.id, i.title, i.text, float(i.weight), i.reference, i.proof, i.domain)
+                   tuple(MaterialItem(i.id, i.title, i.text, float(i.weight), i.reference, i.proof, i.domain,
+                                      i.category, _validation(i.validation))
                          for i in case.review_items_for(variant)),
-                   tuple(MaterialDomain(d.id, d.name, d.description) for d in case.domains_for(variant)))
+                   tuple(MaterialDomain(d.id, d.name, d.description) for d in case.domains_for(variant)),
+                   tuple(MaterialCategory(c.id, c.title) for c in case.review_categories_for(variant) if c.id))
+
+
+def _validation(v) -> dict | None:
+    if v is None:
+        return None
+    return {"script": v.script, "outputs": [{"id": o.id, "name": o.name, "kind": o.kind} for o in v.outputs]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +130,8 @@ def worst_rating(ratings: Mapping[str, str] | list[str]) -> str | None:
 
 def check_review(review: Review, material: ReviewMaterial) -> None:
     """Raises ResultsError naming the field when the review is incomplete or malformed."""
-    _text("reviewer", review.reviewer, MAX_REVIEWER_CHARS, single_line=True)
-    _text("note", review.note, MAX_NOTE_CHARS, single_line=False)
+    check_text("reviewer", review.reviewer, MAX_REVIEWER_CHARS, single_line=True)
+    check_text("note", review.note, MAX_NOTE_CHARS, single_line=False)
     if not material.items and not material.domains:  # a case rated as a whole has one domain, no items
         raise ResultsError(f"{material.case_slug}@{material.case_version} ({material.variant}) "
                            "declares no review items or domains: nothing to review")
@@ -129,7 +149,7 @@ def check_review(review: Review, material: ReviewMaterial) -> None:
             raise ResultsError(f"{what} missing for {', '.join(missing)}: every {noun} needs one")
 
 
-def _text(field: str, value: str, limit: int, *, single_line: bool) -> None:
+def check_text(field: str, value: str, limit: int, *, single_line: bool) -> None:
     if not isinstance(value, str) or not value.strip():
         raise ResultsError(f"{field}: required")
     if len(value) > limit:
@@ -166,7 +186,7 @@ def record_review(db, review: Review, material: ReviewMaterial, *,
         if tuple(run) != (material.case_slug, material.case_version, material.variant):
             raise ResultsError(f"run {review.run_id} is a run of {run[0]}@{run[1]} ({run[2]}), not of "
                                f"{material.case_slug}@{material.case_version} ({material.variant})")
-        _write_material(conn, material)
+        write_material(conn, material)
         conn.execute("UPDATE reviews SET current = 0 WHERE run_id = ? AND current = 1", [review.run_id])
         cur = conn.execute(
             """INSERT INTO reviews (run_id, current, reviewer, reviewed_at, note, score, max_score, rating,
@@ -190,15 +210,22 @@ def record_review(db, review: Review, material: ReviewMaterial, *,
     return ReviewOutcome(review_id, reviewed_at, score, max_score, rating)
 
 
-def _write_material(conn: sqlite3.Connection, m: ReviewMaterial) -> None:
+def write_material(conn: sqlite3.Connection, m: ReviewMaterial) -> None:
+    """Replace the material of ``m``'s case version and variant (inside the caller's transaction)."""
     key = [m.case_slug, m.case_version, m.variant]
-    conn.execute("DELETE FROM review_items WHERE case_slug = ? AND case_version = ? AND variant = ?", key)
-    conn.execute("DELETE FROM review_domains WHERE case_slug = ? AND case_version = ? AND variant = ?", key)
+    for table in ("review_items", "review_domains", "review_categories"):
+        conn.execute(f"DELETE FROM {table} WHERE case_slug = ? AND case_version = ? AND variant = ?", key)
     conn.executemany(
         """INSERT INTO review_items (case_slug, case_version, variant, item_id, seq, title, text, weight,
-                                     reference, proof, domain, case_digest) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)""",
-        [(*key, i.id, n, i.title, i.text, i.weight, i.reference, i.proof, i.domain, m.case_digest)
+                                     reference, proof, domain, case_digest, category, validation)
+           VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
+        [(*key, i.id, n, i.title, i.text, i.weight, i.reference, i.proof, i.domain, m.case_digest, i.category,
+          None if i.validation is None else json.dumps(i.validation, sort_keys=True))
          for n, i in enumerate(m.items)])
+    conn.executemany(
+        """INSERT INTO review_categories (case_slug, case_version, variant, category_id, seq, title, case_digest)
+           VALUES (?,?,?,?,?,?,?)""",
+        [(*key, c.id, n, c.title, m.case_digest) for n, c in enumerate(m.categories)])
     conn.executemany(
         """INSERT INTO review_domains (case_slug, case_version, variant, domain_id, seq, name, description,
                                        case_digest) VALUES (?,?,?,?,?,?,?,?)""",
@@ -249,6 +276,7 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
-__all__ = ["MAX_NOTE_CHARS", "MAX_REVIEWER_CHARS", "REVIEW_FILE", "MaterialDomain", "MaterialItem", "Review",
+__all__ = ["MAX_NOTE_CHARS", "MAX_REVIEWER_CHARS", "REVIEW_FILE", "MaterialCategory", "MaterialDomain",
+           "MaterialItem", "Review", "check_text", "write_material",
            "ReviewMaterial", "ReviewOutcome", "check_review", "record_review", "review_document", "run_reviews",
            "worst_rating"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tcab.outcomes import RUN_STATUSES, SEAT_OUTCOMES, VALIDATION_STATUSES
 
-__all__ = ["ASSET_STATUSES", "MIGRATIONS", "PERFORMANCE_STATUSES", "PROOF_STATUSES", "REVIEW_RATINGS", "REVIEW_VERDICTS", "RUN_STATUSES", "SCHEMA_VERSION", "SEAT_OUTCOMES", "TABLES", "VALIDATION_STATUSES", "Migration"]
+__all__ = ["ASSET_STATUSES", "DECISION_SOURCES", "DECISION_VERDICTS", "MIGRATIONS", "PERFORMANCE_STATUSES", "PROOF_STATUSES", "REVIEW_RATINGS", "REVIEW_VERDICTS", "RUN_STATUSES", "SCHEMA_VERSION", "SEAT_OUTCOMES", "TABLES", "VALIDATION_STATUSES", "Migration"]
 
 # What the shipped migrations checked; later statuses come with a migration
 # of their own (0005, 0006, 0009), so these stay as they were.
@@ -561,6 +561,49 @@ _ASSET_REGENERATIONS = (
     "CREATE INDEX idx_asset_regenerations_case ON asset_regenerations (case_slug, case_version, status)",
 )
 
+#: What decided a checklist item of a run (tcab.results.decisions): the case
+#: author's validation script, or a reviewer overriding it.
+DECISION_SOURCES = ("script", "override")
+#: A script that threw, hung or wrote an undeclared output decides nothing.
+DECISION_VERDICTS = ("pass", "fail", "undecided")
+# The categories of a [review] format = 2 checklist beside review_items (which
+# gains each item's category and validation script), and every decision on an
+# item of a run: a script's, or a reviewer's override with its note; the
+# newest row of each source is current, earlier ones are the history.
+_REVIEW_CATEGORIES = (
+    """
+    CREATE TABLE review_categories (
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        category_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        title TEXT NOT NULL,
+        case_digest TEXT,
+        PRIMARY KEY (case_slug, case_version, variant, category_id)
+    )""",
+    "ALTER TABLE review_items ADD COLUMN category TEXT",
+    "ALTER TABLE review_items ADD COLUMN validation TEXT",
+    f"""
+    CREATE TABLE item_decisions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        source TEXT NOT NULL CHECK (source IN {_in(DECISION_SOURCES)}),
+        current INTEGER NOT NULL CHECK (current IN (0, 1)),
+        verdict TEXT NOT NULL CHECK (verdict IN {_in(DECISION_VERDICTS)}),
+        outputs TEXT,
+        log_tail TEXT,
+        detail TEXT,
+        author TEXT,
+        note TEXT,
+        decided_at TEXT NOT NULL,
+        CHECK (source = 'script' OR (verdict != 'undecided' AND author IS NOT NULL AND note IS NOT NULL))
+    )""",
+    "CREATE UNIQUE INDEX idx_item_decisions_current ON item_decisions (run_id, item_id, source) WHERE current = 1",
+    "CREATE INDEX idx_item_decisions_run ON item_decisions (run_id, item_id, id)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
@@ -573,6 +616,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0009_run_internal_error", _RUN_INTERNAL_ERROR),
     Migration("0010_performance_scores", _PERFORMANCE_SCORES),
     Migration("0011_asset_regenerations", _ASSET_REGENERATIONS),
+    Migration("0012_review_categories", _REVIEW_CATEGORIES),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -32,11 +32,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from tcab.catalog.model import Proof
 from tcab.catalog.typetable import report_columns, report_table
 from tcab.errors import CatalogError, ResultsError
 from tcab.results import pages
 from tcab.results.charts import outcome_chart, rating_chart
 from tcab.results.columns import group_tables
+from tcab.results.decisions import item_states, record_override
 from tcab.results.report import build_report
 from tcab.results.reviews import ReviewMaterial, record_review, run_reviews
 from tcab.results.schema import SCHEMA_VERSION
@@ -63,7 +65,7 @@ _PAGE_CSP = ("default-src 'none'; img-src 'self' data:; media-src 'self'; style-
 
 
 # The one path a POST may reach (the review form of a run).
-_REVIEW_PATH = re.compile(r"/runs/[^/]+/review")
+_REVIEW_PATH = re.compile(r"/runs/[^/]+/(review|override)")
 # A case's HTML mockup shown beside a review item: no script, and nothing
 # loaded from anywhere but this app (its stylesheets and images).
 _MOCKUP_CSP = ("sandbox; default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
@@ -286,11 +288,56 @@ def create_app(config: ViewConfig) -> Starlette:
         conn = db()
         try:
             past = run_reviews(conn, row["id"])
+            states = item_states(conn, row["id"])
         finally:
             conn.close()
         return {"entries": items, "domains": domains, "ratings": review.RATINGS, "limits": review.LIMITS,
                 "token": review.form_token(key, row["id"]), "reviews": past,
+                "groups": review.group_items(case, row["variant"], items), "states": states,
                 "current": past[0] if past and past[0]["current"] else None}
+
+    async def override_post(request: Request):
+        run_id = request.path_params["run_id"]
+        try:
+            fields = await review.read_form(request.receive)
+            submitted = review.parse_override(run_id, fields, key)
+        except review.ForgedReview as exc:
+            return render("error.html", 403, title="Refused", message=str(exc))
+        except review.BadReview as exc:
+            return render("error.html", 400, title="Override not recorded", message=str(exc))
+        row, folder = run_folder(run_id)
+        case = _case(config.catalog_dir, row["case_slug"], row["case_version"])
+        if case is None or not case.test_type.reviewed:
+            return render("error.html", 400, title="Override not recorded",
+                          message="this run has nothing to review (its case's type is not reviewed)")
+        try:
+            material = ReviewMaterial.of_case(case, row["variant"], row.get("case_digest"))
+            await run_in_threadpool(_write_override, config.db_path, submitted, material)
+        except (ResultsError, CatalogError) as exc:
+            return render("error.html", 400, title="Override not recorded", message=str(exc))
+        return RedirectResponse(f"/runs/{run_id}#item-{submitted.item_id}", status_code=303)
+
+    def decision_output(request: Request):
+        """A medium a validation script wrote for an item (its current decision's
+        output), read like a proof: inside the run folder, bounded, sniffed."""
+        run_id, item_id, output_id = (request.path_params[k] for k in ("run_id", "item_id", "output_id"))
+        _, folder = run_folder(run_id)
+        conn = db()
+        try:
+            state = item_states(conn, run_id).get(item_id)
+        finally:
+            conn.close()
+        outputs = (state.script or {}).get("outputs", []) if state else []
+        out = next((o for o in outputs if o.get("id") == output_id), None)
+        found = None
+        if out is not None and folder is not None and out.get("kind") in ("image", "video"):
+            dest = str(out.get("path") or "")
+            if Path(dest).suffix.lower() in (".png", ".webm"):
+                found = read_proof(folder, Proof(output_id, output_id, dest))
+        if found is None:
+            raise NotFound(f"no output {output_id!r} of item {item_id!r} present in run {run_id}")
+        data, media = found
+        return Response(data, media_type=media, headers={"Content-Security-Policy": "sandbox"})
 
     async def review_post(request: Request):
         run_id = request.path_params["run_id"]
@@ -456,6 +503,8 @@ def create_app(config: ViewConfig) -> Starlette:
         Route("/runs/{run_id}/tree/{path:path}", run_tree),
         Route("/runs/{run_id}/raw/{path:path}", run_raw),
         Route("/runs/{run_id}/review", review_post, methods=["POST"]),
+        Route("/runs/{run_id}/override", override_post, methods=["POST"]),
+        Route("/runs/{run_id}/outputs/{item_id}/{output_id}", decision_output),
         Route("/runs/{run_id}/proof/{proof_id}", run_proof),
         Route("/cases/{slug}/{version}/raw/{path:path}", case_raw),
         Route("/cases/{slug}/{version}/mockup/{path:path}", case_mockup),
@@ -573,6 +622,14 @@ def _post_problem(scope, headers: dict, host: str) -> tuple[int, str] | None:
     if int(length) > review.MAX_REVIEW_BYTES:
         return 413, f"a review form is at most {review.MAX_REVIEW_BYTES} bytes"
     return None
+
+
+def _write_override(db_path: Path, o: review.Override, material) -> None:
+    conn = review.open_writer(db_path)
+    try:
+        record_override(conn, o.run_id, o.item_id, o.verdict, author=o.author, note=o.note, material=material)
+    finally:
+        conn.close()
 
 
 def _write_review(db_path: Path, submitted, material, folder: Path) -> None:

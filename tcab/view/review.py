@@ -5,7 +5,12 @@ The page lists each ``[[review_item]]`` of the run's case and variant with
 the reference view and the proof it names side by side, a pass/fail choice
 per item, a rating per ``[[domain]]``, a note and the reviewer's name.
 
-The POST is the app's only write, so it is fenced (docs/view.md):
+The items are grouped by their checklist category (``[review] format = 2``);
+an item a validation script decides shows that decision (its outputs and log
+tail), and the reviewer may override it with a note
+(``POST /runs/<id>/override``); every decision is kept and listed.
+
+The two POSTs are the app's only writes, so they are fenced (docs/view.md):
 :class:`tcab.view.app.Guard` lets a POST reach only this route, from a
 loopback client, with an ``Origin`` naming this server, no cross-site
 ``Sec-Fetch-Site``, a form content type and a bounded ``Content-Length``;
@@ -63,6 +68,25 @@ class ItemView:
     proof_status: str | None
     proof_detail: str
     proof_url: str | None         # only for a proof present now
+    category: str | None = None
+    scripted: bool = False        # a validation script decides it (the reviewer may override)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """The items of one checklist category as the page shows them (a format-1
+    checklist is one group without a title)."""
+
+    id: str
+    title: str
+    items: tuple[ItemView, ...]
+
+
+def group_items(case, variant_slug: str, items: list[ItemView]) -> list[Group]:
+    """``items`` in their categories, in the order the case declares them."""
+    cats = case.review_categories_for(case.variant(variant_slug))
+    by_id = {i.id: i for i in items}
+    return [Group(c.id, c.title, tuple(by_id[i.id] for i in c.items if i.id in by_id)) for c in cats]
 
 
 def review_items(case, variant_slug: str, run_id: str,
@@ -88,7 +112,8 @@ def review_items(case, variant_slug: str, run_id: str,
             proof.name if proof else None, proof.kind if proof else None, status,
             (rec.get("detail") or "") if rec else ("validation records proofs; this run has none yet"
                                                    if proof else ""),
-            f"/runs/{run_id}/proof/{proof.id}" if proof and status == "present" else None))
+            f"/runs/{run_id}/proof/{proof.id}" if proof and status == "present" else None,
+            item.category, item.validation is not None))
     return items, list(case.domains_for(variant))
 
 
@@ -136,6 +161,38 @@ def parse_review(run_id: str, fields: list[tuple[str, str]], key: bytes) -> Revi
     return Review(run_id, reviewer, note, verdicts, ratings)
 
 
+@dataclass(frozen=True, slots=True)
+class Override:
+    """A reviewer's override of one item's decision (``POST /runs/<id>/override``)."""
+
+    run_id: str
+    item_id: str
+    verdict: str
+    author: str
+    note: str
+
+
+OVERRIDE_FIELDS = ("token", "item", "verdict", "author", "note")
+
+
+def parse_override(run_id: str, fields: list[tuple[str, str]], key: bytes) -> Override:
+    """The override in the form, after its token; BadReview/ForgedReview otherwise.
+    Values are checked against the case by ``record_override``."""
+    seen: dict[str, str] = {}
+    for name, value in fields:
+        if name in seen:
+            raise BadReview(f"the field {name[:60]!r} is given twice")
+        if name not in OVERRIDE_FIELDS:
+            raise BadReview(f"unknown field {name[:60]!r}")
+        seen[name] = value
+    if not hmac.compare_digest(seen.get("token", "").encode("ascii", "replace"),
+                               form_token(key, run_id).encode()):
+        raise ForgedReview("the override form's token is missing or wrong (reload the run page)")
+    if not seen.get("item"):
+        raise BadReview("item: required")
+    return Override(run_id, seen["item"], seen.get("verdict", ""), seen.get("author", ""), seen.get("note", ""))
+
+
 def open_writer(db_path: Path) -> sqlite3.Connection:
     """A short-lived writing connection (the app reads through ``mode=ro`` ones)."""
     conn = sqlite3.connect(db_path, isolation_level=None, timeout=30)
@@ -147,5 +204,6 @@ def open_writer(db_path: Path) -> sqlite3.Connection:
 LIMITS = {"reviewer": MAX_REVIEWER_CHARS, "note": MAX_NOTE_CHARS}
 RATINGS = REVIEW_RATINGS
 
-__all__ = ["FORM_TYPE", "LIMITS", "MAX_REVIEW_BYTES", "RATINGS", "BadReview", "ForgedReview", "ItemView",
-           "form_token", "open_writer", "parse_review", "read_form", "review_items"]
+__all__ = ["FORM_TYPE", "LIMITS", "MAX_REVIEW_BYTES", "RATINGS", "BadReview", "ForgedReview", "Group", "ItemView",
+           "Override", "form_token", "group_items", "open_writer", "parse_override", "parse_review", "read_form",
+           "review_items"]
