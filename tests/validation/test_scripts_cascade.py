@@ -53,3 +53,61 @@ def test_a_broken_build_fails_exactly_the_items_it_breaks(tmp_path):
         "foundations.build-up": True, "stock.recycle": True, "stock.turn-count": True}
     failed = [a["label"] for a in got["foundations.ace-only"].assertions if not a["pass"]]
     assert failed == ["a Two is refused by an empty foundation"]
+
+
+def test_validate_run_decides_records_and_shows_the_items(tmp_path, podman_runtime):
+    # The whole path: the run's tree built in the container, the scripts run
+    # on the built site, validation.json, results.db (record_decision) and the
+    # run's page in `tcab view`.
+    import json
+    import re
+    import urllib.request
+
+    from tcab.catalog import resolve_case
+    from tcab.results import open_db, record_run, record_validation
+    from tcab.results.decisions import item_states
+    from tcab.validation import validate_run
+    from tcab.validation.scripts import record_item_decisions
+    from tests.support.original import copy, edit
+    from tests.support.run_folders import write_run
+    from tests.support.settings import tmp_settings
+    from tests.support.view_server import view_server
+
+    catalog = tmp_path / "catalog"
+    root = copy(CASCADE, catalog)
+    edit(root / "test-case.toml", 'build = "mkdir -p dist && cp index.html dist/"',
+         'build = "mkdir -p dist && cp index.html config.js game.js dist/"')
+    settings = tmp_settings(tmp_path, catalog=catalog)
+    case = resolve_case(catalog, "cascade", "v2.0.0")
+    run = write_run(settings.runs_dir, "20260101-cascade-draw-one-7", case, variant="draw-one",
+                    tree=reference_build(tmp_path, 1, ("stock-count",)))
+    record = validate_run(settings, case, run, runtime=podman_runtime)
+    assert record.status == "passed", record.detail
+    got = {d.item: d.passed for d in record.item_decisions}
+    assert got == {"deal.columns": True, "deal.stock-count": False, "foundations.ace-only": True,
+                   "foundations.build-up": True, "stock.recycle": True, "stock.turn-count": True}
+    doc = json.loads((run.run_dir / "validation" / "validation.json").read_text())
+    columns = next(d for d in doc["item_decisions"] if d["item"] == "deal.columns")
+    assert columns["outputs"] == {"layout": "validation/items/deal.columns/layout.png"}
+    assert (run.run_dir / columns["outputs"]["layout"]).read_bytes().startswith(b"\x89PNG")
+
+    db = open_db(settings.results_db)
+    try:
+        record_run(db, *run.db_rows())
+        record_validation(db, record.row())
+        assert record_item_decisions(db, case, run.id, run.variant, run.run_dir, record.item_decisions) == 6
+        states = item_states(db, run.id)
+    finally:
+        db.close()
+    assert {k: s.state for k, s in states.items()} == {
+        "deal.columns": "pass", "deal.stock-count": "fail", "foundations.ace-only": "pass",
+        "foundations.build-up": "pass", "stock.recycle": "pass", "stock.turn-count": "pass"}
+    stock = states["deal.stock-count"].script
+    assert stock["log_tail"].startswith("FAILED the stock holds 24 cards: expected 24, got 23")
+    assert stock["outputs"][0]["kind"] == "image" and stock["outputs"][0]["sha256"]
+    assert states["stock.recycle"].script["outputs"][0]["kind"] == "video"
+
+    with view_server(settings) as url:
+        html = urllib.request.urlopen(f"{url}/runs/{run.id}", timeout=30).read().decode()
+    item = re.search(r'id="item-deal.stock-count".*?</fieldset>', html, re.S).group(0)
+    assert "fail" in item and "the stock holds 24 cards" in item
