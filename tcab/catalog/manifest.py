@@ -14,7 +14,7 @@ from tcab.catalog.checklist import parse_instrumentation
 from tcab.catalog.fields import Fields, Source, show
 from tcab.catalog.layout import DIFFICULTIES, KEBAB, older_layout
 from tcab.catalog.model import FORMATS, Build, CaseVersion, SpecFile, Variant
-from tcab.catalog.paths import check_dest, check_path
+from tcab.catalog.paths import check_dest, check_path, normalize, resolve_inside
 from tcab.catalog.review import (
     Scope,
     check_names,
@@ -115,10 +115,43 @@ def _common_keys(f: Fields, root: Path, difficulty: str) -> dict[str, Any]:
     keys["engines"] = _engines(f)
     keys["workspace"] = check_path(f, "workspace", root, f.string("workspace"), "dir")
     keys["init"] = f.string("init")
-    keys["assets"] = check_path(f, "assets", root, f.string("assets"), "dir")
+    keys["assets"] = _assets(f, root)
     keys["solution"] = check_path(f, "solution", root, f.string("solution"), "dir")
     keys["name"] = name or (humanize(slug) if slug else "")
     return keys
+
+
+def _assets(f: Fields, root: Path) -> tuple[str, ...]:
+    """``assets``: one folder (tcab's older form) or the original's list of
+    files and folders; each must be inside the version folder, each once."""
+    raw = f.data.get("assets")
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        rel = check_path(f, "assets", root, f.string("assets"), "dir")
+        return (rel,) if rel else ()
+    values = f.strings("assets")
+    if values is None:
+        return ()
+    out: list[str] = []
+    for i, value in enumerate(values):
+        rel = normalize(value)
+        if rel is None:
+            f.problem(f"assets[{i}]", f"expected a path relative to the version folder without '..', got {show(value)}")
+            continue
+        resolved, why = resolve_inside(root, rel)
+        if resolved is None:
+            f.problem(f"assets[{i}]", f"{show(value)}: {why}")
+            continue
+        if rel.split("/")[0] == ".git":
+            f.problem(f"assets[{i}]", f"{show(value)}: a .git folder is never seeded")
+            continue
+        clash = next((o for o in out if rel == o or rel.startswith(o + "/") or o.startswith(rel + "/")), None)
+        if clash is not None:
+            f.problem(f"assets[{i}]", f"{show(value)} overlaps the asset {show(clash)} (each path is seeded once)")
+            continue
+        out.append(rel)
+    return tuple(out)
 
 
 def _max_runtime_s(f: Fields) -> float:

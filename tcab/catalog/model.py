@@ -306,7 +306,8 @@ class CaseVersion:
     max_runtime_s: float = 3600.0
     workspace: str | None = None
     init: str | None = None
-    assets: str | None = None
+    # Files or folders, each seeded at its own path (``assets = "dir"`` or a list).
+    assets: tuple[str, ...] = ()
     solution: str | None = None
     specs: tuple[SpecFile, ...] = ()
     build: Build | None = None
@@ -371,8 +372,10 @@ class CaseVersion:
 
     def solutions_for(self, variant: Variant) -> tuple[str, ...]:
         """The reference solution folders of a variant, in the order they are laid
-        over the workspace: the common one, then the variant's own on top."""
-        return tuple(rel for rel in (self.solution, variant.solution) if rel)
+        over the workspace: the common one, then the variant's own on top, then
+        its ``reference_implementation`` (the original's authored, correct build
+        of the variant; never seeded, staged only by the ``reference`` harness)."""
+        return tuple(rel for rel in (self.solution, variant.solution, variant.reference_implementation) if rel)
 
     def specs_for(self, variant: Variant) -> tuple[SpecFile, ...]:
         """Common specs first, then the variant's additive ones."""

@@ -134,8 +134,13 @@ def plan_seed(
     if workspace is not None:
         entries += _walk(case, workspace, "", "workspace")
     entries += _specs(case, variant)
-    if case.assets is not None:
-        entries += _walk(case, case.assets, case.assets.rstrip("/") + "/", "assets")
+    for rel in case.assets:  # each file or folder seeded at its own path
+        if case.path(rel).is_dir():
+            entries += _walk(case, rel, rel.rstrip("/") + "/", "assets")
+        else:
+            source = case.path(rel)
+            mode = MODE_EXEC if source.stat().st_mode & stat.S_IXUSR else MODE_FILE
+            entries.append(SeedEntry(rel, _read(source, "asset"), mode, "assets"))
     # What the case's type adds (adversarial: its contract schemas; end-to-end:
     # the reference screenshots).
     entries += case.test_type.seed_entries(case, variant, SeedingInput(_read, render_mockup, check_only))

@@ -24,7 +24,7 @@ def _digest(case, rels: list[str | None], cache: FileDigests) -> str:
 
 def seed_inputs(case, variant, cache: FileDigests) -> str:
     """Everything seeding reads for ``variant`` (and nothing of the other variants)."""
-    rels: list[str | None] = ["test-case.toml", variant.file, case.workspace_for(variant), case.assets]
+    rels: list[str | None] = ["test-case.toml", variant.file, case.workspace_for(variant), *case.assets]
     rels += [s.source for s in case.specs_for(variant)]
     rels += case.test_type.seed_sources(case, variant)  # what its type seeds: schemas, references
     return _digest(case, rels, cache)

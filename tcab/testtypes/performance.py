@@ -161,6 +161,8 @@ def _seeded_folders(data: dict[str, Any]) -> list[str]:
     """The version-relative folders and files seeding copies (or lays over a
     run): the workspace, solution and assets folders and every [[spec]] source."""
     values = [data.get(key) for key in ("workspace", "solution", "assets")]
+    if isinstance(data.get("assets"), list):  # the original's list of files and folders
+        values += data["assets"]
     specs = data.get("spec")
     if isinstance(specs, list):
         values += [s.get("source") for s in specs if isinstance(s, dict)]

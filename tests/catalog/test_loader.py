@@ -34,7 +34,7 @@ def test_sample_end_to_end_case_parses_every_key():
         "end-to-end", "easy", "lights-out", "v1.0.0")
     assert case.tags == ("browser", "puzzle", "vanilla-js")
     assert case.max_runtime_hours == 0.5
-    assert case.workspace == "workspaces/base" and case.assets == "assets"
+    assert case.workspace == "workspaces/base" and case.assets == ("assets",)
     assert case.build is not None and case.build.output == "dist" and case.build.module is None
     assert case.specs == (SpecFile("specs/overview.md", "specs/overview.md"),
                           SpecFile("specs/rules.md.hbs", "specs/rules.md"))

@@ -145,3 +145,52 @@ def test_the_prompt_gets_time_limit_hours(variant, name):
     from tcab.seeding.prompt import render_prompt
     case = load(CASCADE)
     assert render_prompt(case, case.variant(variant)).startswith(f"Build Cascade ({name}) in `/work` within 2 hours.")
+
+
+# --- assets as the original's list --------------------------------------------
+
+def _with_assets(tmp_path, value: str):
+    root = copy(CASCADE, tmp_path)
+    (root / "art" / "cards").mkdir(parents=True)
+    (root / "art" / "cards" / "back.png").write_bytes(b"\x89PNG\r\n\x1a\nback")
+    (root / "art" / "felt.txt").write_text("green")
+    (root / "fonts").mkdir()
+    (root / "fonts" / "title.woff2").write_bytes(b"wOF2")
+    edit(root / "test-case.toml", 'init = "true"\n', f'init = "true"\nassets = {value}\n')
+    return root
+
+
+def test_assets_as_a_list_seed_each_file_or_folder_at_its_path(tmp_path):
+    root = _with_assets(tmp_path, '["art/cards", "fonts/title.woff2"]')
+    case = load(root)
+    assert case.assets == ("art/cards", "fonts/title.woff2")
+    entries = {e.dest: e for e in plan_seed(case, case.variant("draw-one"), check_only=True)}
+    assert entries["art/cards/back.png"].data.endswith(b"back")
+    assert entries["fonts/title.woff2"].data == b"wOF2"
+    assert "art/felt.txt" not in entries
+
+
+@pytest.mark.parametrize("value,key,message", [
+    ('["art/cards", "../../../../etc"]', "assets[1]",
+     "expected a path relative to the version folder without '..', got \"../../../../etc\""),
+    ('["art/nope"]', "assets[0]", '"art/nope": no such file or folder'),
+    ('["art", "art/cards"]', "assets[1]", '"art/cards" overlaps the asset "art" (each path is seeded once)'),
+    ('[3]', "assets", "expected an array of non-empty strings, got an array"),
+])
+def test_a_bad_asset_entry_is_refused_at_its_line(tmp_path, value, key, message):
+    root = _with_assets(tmp_path, value)
+    line = (root / "test-case.toml").read_text().splitlines().index(f"assets = {value}") + 1
+    assert ("test-case.toml", line, key, message) in problems(root)
+
+
+def test_the_reference_harness_stages_a_variants_reference_implementation():
+    from tcab.harnesses.definition import load_harness
+    from tcab.runs.lifecycle import _solution_dirs
+    from tests.support.paths import REPO
+    case = load(CASCADE)
+    harness = load_harness(REPO / "harnesses", "reference")
+    for slug in ("draw-three", "draw-one"):
+        variant = case.variant(slug)
+        assert case.solutions_for(variant) == (f"reference-impl/{slug}",)
+        assert _solution_dirs(case, variant, harness) == (CASCADE / "reference-impl" / slug,)
+    assert _solution_dirs(case, case.variant("draw-one"), load_harness(REPO / "harnesses", "claude-code")) == ()

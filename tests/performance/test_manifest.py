@@ -174,3 +174,13 @@ def test_entry_defaults_to_simulate_and_runway_to_1(tmp_path) -> None:
     case, problems = load_version(root)
     assert problems == [] and case.section.contract.entry == "simulate"
     assert case.section.cases[-1].fuel_runway == 1 and case.section.cases[-1].kind == "stress"
+
+
+def test_a_held_out_file_under_an_asset_of_the_list_is_refused(tmp_path) -> None:
+    """``assets`` as the original's list: a held-out answer under any entry of
+    it would be seeded into every run, so it is refused."""
+    root = _copy(tmp_path)
+    _edit(root, 'init = "python3 -m ziglang version"', 'init = "python3 -m ziglang version"\n'
+                'assets = ["schemas", "cases/stress"]')
+    found = _problems(root)
+    assert any('is under "cases/stress", which is seeded into every run' in p for p in found), found
