@@ -36,6 +36,10 @@ HOSTILE = {
         const stringify = JSON.stringify; let n = 0;
         JSON.stringify = function (v, ...r) { n += 1; return n > 1 ? "x".repeat(64 * 1024 * 1024) : {}; };
     """,
+    # The page never finishes loading: its script spins before load.
+    "spin-at-load": """
+        for (;;) {}
+    """,
     # Every snapshot spins forever.
     "spin": """
         window.__tally.snapshot = () => { for (;;) {} };

@@ -76,9 +76,19 @@ def test_the_scripts_share_one_total_bound(tmp_path):
     assert got["tally.drive-bump"].reason.startswith("not run: the scripts used up total_timeout_s")
 
 
+def test_an_output_kind_tcab_cannot_produce_decides_nothing(tmp_path):
+    got = run(tmp_path, [ScriptItem("tally.replay", SCRIPTS / "bump.mjs", (ScriptOutput("r", "r", "replay"),)),
+                         ScriptItem("tally.two-clips", SCRIPTS / "clip.mjs",
+                                    (ScriptOutput("a", "a", "clip"), ScriptOutput("b", "b", "video")))])
+    assert "kind 'replay', which tcab's script runner does not produce" in got["tally.replay"].reason
+    assert "more than one clip" in got["tally.two-clips"].reason
+
+
 def test_bad_items_are_refused_before_anything_runs(tmp_path):
-    with pytest.raises(ValidationError, match="kind 'gif'"):
-        ScriptItem("a.b", SCRIPTS / "bump.mjs", (ScriptOutput("x", "x", "gif"),))
+    with pytest.raises(ValidationError, match="kebab-case slug"):
+        ScriptItem("a.b", SCRIPTS / "bump.mjs", (ScriptOutput("../x", "x", "image"),))
+    with pytest.raises(ValidationError, match="item id"):
+        ScriptItem("../a", SCRIPTS / "bump.mjs")
     with pytest.raises(ValidationError, match="absolute"):
         ScriptItem("a.b", Path("bump.mjs"))
     with pytest.raises(ValidationError, match="listed twice"):

@@ -55,6 +55,13 @@ def test_a_spinning_snapshot_decides_nothing_within_the_call_bound(tmp_path):
     assert took < 50
 
 
+def test_a_page_that_spins_before_load_decides_nothing_within_the_load_bound(tmp_path):
+    got, took = run(tmp_path, "spin-at-load", [item("drive-bump")], browser=BrowserLimits(load_timeout_s=3))
+    decision = got["tally.drive-bump"]
+    assert decision.passed is None and "index.html" in decision.reason, decision
+    assert took < 25
+
+
 def test_navigating_to_a_page_with_a_fake_handle_cannot_pass(tmp_path):
     # fake.html installs a __tally whose snapshot says exactly what bump.mjs wants.
     got, _ = run(tmp_path, "navigate", [item("bump", ("counted", "image")), item("drive-bump")])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -40,6 +41,8 @@ IMAGE, CLIP = "image", "clip"
 #: Output kinds a script may declare: ``image`` is a PNG screenshot, ``clip``
 #: (the original's ``video``) a WebM film of the game's canvas.
 KINDS = {"image": IMAGE, "clip": CLIP, "video": CLIP}
+ITEM_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)?$")
+OUTPUT_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_RESULT_BYTES = 4 * 1024**2
 MAX_OUTPUT_BYTES = 64 * 1024**2
 
@@ -64,12 +67,23 @@ class ScriptItem:
     def __post_init__(self) -> None:
         if not isinstance(self.script, Path) or not self.script.is_absolute():
             raise ValidationError(f"item {self.item}: script: expected an absolute Path, got {self.script!r:.100}")
+        if not isinstance(self.item, str) or not ITEM_ID.match(self.item):
+            raise ValidationError(f"item id: expected kebab-case ids, at most one '.', got {self.item!r:.100}")
+        for output in self.outputs:
+            # The id names a file: a kebab slug only (the manifest parser says so too).
+            if not isinstance(output.id, str) or not OUTPUT_ID.match(output.id) or not isinstance(output.kind, str):
+                raise ValidationError(f"item {self.item}: output id: expected a kebab-case slug, got "
+                                      f"{output.id!r:.100}")
+
+    def refusal(self) -> str | None:
+        """Why tcab cannot run this item's script as declared, or None."""
         for output in self.outputs:
             if output.kind not in KINDS:
-                raise ValidationError(f"item {self.item}: output {output.id}: kind {output.kind!r} is not one of "
-                                      f"{', '.join(KINDS)}")
+                return (f"output {output.id} is of kind {output.kind!r}, which tcab's script runner does not "
+                        f"produce (known: {', '.join(KINDS)})")
         if sum(KINDS[o.kind] == CLIP for o in self.outputs) > 1:
-            raise ValidationError(f"item {self.item}: at most one clip output (one film per run of the script)")
+            return "more than one clip output: the record pass films one clip"
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +298,10 @@ def run_scripts(folder: Path, items: Sequence[ScriptItem], out_dir: Path, *, han
             if remaining <= 0:
                 decisions.append(ItemDecision(item.item, None, "not run: the scripts used up total_timeout_s "
                                                                f"({limits.total_timeout_s:g}s)"))
+                continue
+            refusal = item.refusal()
+            if refusal is not None:
+                decisions.append(ItemDecision(item.item, None, refusal))
                 continue
             decisions.append(_decide(item, url, port, out_dir / item.item, handle, tick_hz, viewport, limits,
                                      browser, min(limits.script_timeout_s, remaining)))

@@ -184,11 +184,17 @@ async function openPage(browser) {
   page.on("load", () => {
     if (state.loaded && !state.navigated) state.navigated = page.url().slice(0, 200);
   });
-  const response = await bounded(
-    "loading index.html",
-    page.goto(cfg.url + "index.html", { waitUntil: "load", timeout: cfg.loadTimeoutMs }),
-    cfg.loadTimeoutMs + 1000,
-  );
+  let response;
+  try {
+    response = await bounded(
+      "loading index.html",
+      page.goto(cfg.url + "index.html", { waitUntil: "load", timeout: cfg.loadTimeoutMs }),
+      cfg.loadTimeoutMs + 1000,
+    );
+  } catch (err) {
+    if (err instanceof Undecided) throw err;
+    throw new Undecided(`index.html did not load: ${firstLine(err)}`);
+  }
   if (!response || response.status() !== 200) {
     throw new Undecided(`index.html answered ${response ? response.status() : "nothing"}`);
   }
