@@ -111,3 +111,16 @@ def test_validate_run_decides_records_and_shows_the_items(tmp_path, podman_runti
         html = urllib.request.urlopen(f"{url}/runs/{run.id}", timeout=30).read().decode()
     item = re.search(r'id="item-deal.stock-count".*?</fieldset>', html, re.S).group(0)
     assert "fail" in item and "the stock holds 24 cards" in item
+
+
+def test_a_changed_script_or_helper_re_keys_the_validation(tmp_path):
+    from tcab.artifacts import validation_case_part
+    from tests.support.original import copy
+
+    root = copy(CASCADE, tmp_path)
+    before = validation_case_part(load(root))
+    (root / "validation" / "_helpers.mjs").write_text("// changed\n", encoding="utf-8")
+    after = validation_case_part(load(root))
+    assert after != before
+    (root / "validation" / "deal" / "columns.mjs").write_text("// changed too\n", encoding="utf-8")
+    assert validation_case_part(load(root)) != after
