@@ -48,6 +48,12 @@ HOSTILE = {
     "navigate": """
         window.__tally.reset = () => { location.href = "fake.html"; return new Promise(() => {}); };
     """,
+    # Miscounts, and leaves for another page when handed its clock back (the record pass).
+    "miscount-then-leave": """
+        const api = window.__tally, bump = api.bump, auto = api.setAutoStep;
+        api.bump = (n) => bump((n ?? 1) + 1);
+        api.setAutoStep = (on) => { if (on) location.href = "fake.html"; return auto(on); };
+    """,
     # The console is flooded for as long as the page lives.
     "flood": """
         setInterval(() => { for (let i = 0; i < 2000; i += 1) console.log("flood " + i + " " + "#".repeat(300)); }, 1);

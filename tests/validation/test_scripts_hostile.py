@@ -69,6 +69,13 @@ def test_navigating_to_a_page_with_a_fake_handle_cannot_pass(tmp_path):
         assert decision.passed is None and "navigated" in decision.reason, decision
 
 
+def test_a_record_pass_that_breaks_keeps_a_failure_without_media(tmp_path):
+    got, _ = run(tmp_path, "miscount-then-leave", [item("bump", ("counted", "image"))])
+    decision = got["tally.bump"]
+    assert decision.passed is False and decision.outputs == {}, decision
+    assert decision.reason.startswith("the record pass did not complete") and "navigated" in decision.reason
+
+
 def test_a_flooded_console_is_kept_as_a_short_tail_and_the_script_still_decides(tmp_path):
     got, _ = run(tmp_path, "flood", [item("drive-bump")], limits=ScriptLimits(log_lines=10, log_chars=80))
     decision = got["tally.drive-bump"]

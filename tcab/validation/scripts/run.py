@@ -144,6 +144,13 @@ def _node() -> tuple[str, str]:
     return str(node), str(package)
 
 
+def _runner_env(tmpdir: Path) -> dict[str, str]:
+    """A bare environment for the runner: no credential of tcab's reaches
+    the scripts' process (they are trusted, but what they print is kept)."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmpdir), "TMPDIR": str(tmpdir),
+            "LANG": "C.UTF-8"}
+
+
 def _kill(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
@@ -228,7 +235,7 @@ def _decide(item: ScriptItem, url: str, port: int, out_dir: Path, handle: str, t
                 proc = subprocess.Popen(
                     [node, f"--max-old-space-size={limits.node_heap_mb}", str(RUNNER), str(tmpdir / "config.json")],
                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                    start_new_session=True, cwd=tmpdir)
+                    start_new_session=True, cwd=tmpdir, env=_runner_env(tmpdir))
             except OSError as exc:
                 raise BrowserUnavailable(f"{node} did not start: {exc}") from exc
             try:

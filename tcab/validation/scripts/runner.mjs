@@ -493,6 +493,7 @@ async function main(browser) {
   const exported = instantiate(mod);
   let check;
   let stopped = false;
+  let noMedia = null;
   let state = await openPage(browser);
   if (isItemShape(exported)) {
     const probe = typeof exported === "function" ? exported() : exported;
@@ -506,8 +507,17 @@ async function main(browser) {
     if (cfg.outputs.length > 0) {
       await drainConsole(state);
       await state.context.close().catch(() => {});
-      state = await openPage(browser);
-      await runItemPass(exported, state, { recording: true, check: makeCheck(check.id, { silent: true }) });
+      // The record pass only films: when the validate pass already failed the
+      // item, a record pass that breaks leaves the failure standing, without media.
+      const failed = stopped || check.assertions.some((a) => !a.pass);
+      try {
+        state = await openPage(browser);
+        await runItemPass(exported, state, { recording: true, check: makeCheck(check.id, { silent: true }) });
+      } catch (err) {
+        if (!failed) throw err;
+        noMedia = `the record pass did not complete: ${err instanceof Undecided ? err.message : firstLine(err)}`;
+        note(noMedia);
+      }
     }
   } else {
     // drive(api, ttc): one pass, real time; a clip films the whole of it.
@@ -537,14 +547,14 @@ async function main(browser) {
   await drainConsole(state);
   await state.context.close().catch(() => {});
   const missing = cfg.outputs.filter((o) => !produced.has(o.id)).map((o) => o.id);
-  if (missing.length > 0 && !stopped) {
+  if (missing.length > 0 && !stopped && !noMedia) {
     throw new Undecided(`the script did not produce its declared output(s): ${missing.join(", ")}`);
   }
   if (check.assertions.length === 0) throw new Undecided("the script recorded no assertion");
   return {
     decided: true,
     pass: check.assertions.every((a) => a.pass),
-    reason: stopped ? "stopped early on a failed hard assertion" : null,
+    reason: stopped ? "stopped early on a failed hard assertion" : noMedia,
     verdict: check.id,
     assertions: check.assertions,
   };
