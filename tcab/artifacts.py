@@ -124,13 +124,18 @@ def validation_case_part(case: CaseVersion, tree: TreeDigest = tree_digest,
                          sha256: FileDigest | None = None) -> str:
     """What validating a run of ``case`` reads of the case: the manifest (its
     ``[build]`` commands and output, the reference views) and the reference
-    media (their sizes set the screenshots'). Not the variants, specs or
-    workspace: a change there reaches a validation through the run's tree."""
+    media (their sizes set the screenshots'), and the folders of the review
+    items' validation scripts. Not the variants, specs or workspace: a
+    change there reaches a validation through the run's tree."""
     rels: list[str | None] = ["test-case.toml"]
     # No variant here: every variant's views (a run's own is among them).
     refs = {r for v in case.variants for r in case.references_for(v)}
     for ref in sorted(refs, key=lambda r: (r.view, r.media or "", r.mockup or "")):
         rels += [ref.media, ref.mockup]
+    # The review items' validation scripts: the top folder of each (a script
+    # imports its helpers from beside or above it, as the original's do).
+    scripts = {i.validation.script for v in case.variants for i in case.review_items_for(v) if i.validation}
+    rels += sorted({s.split("/", 1)[0] for s in scripts})
     return case_parts(case, rels, tree, sha256)
 
 

@@ -51,6 +51,7 @@ def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, s
     from tcab.cli.runref import open_run
     from tcab.results import open_db, record_validation
     from tcab.validation import BrowserLimits, validate_run
+    from tcab.validation.scripts import record_item_decisions
 
     # BrowserLimits refuses a limit that is not finite and positive (exit 2).
     browser = BrowserLimits(load_timeout_s=load_timeout, settle_s=settle, wall_time_s=browser_timeout)
@@ -62,6 +63,7 @@ def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, s
     db = open_db(settings.results_db)
     try:
         record_validation(db, record.row())
+        record_item_decisions(db, case, record.run_id, record.variant, run.run_dir, record.item_decisions)
     finally:
         db.close()
     if as_json:
@@ -74,6 +76,9 @@ def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, s
         click.secho(f"{record.status}: {run_id} ({record.duration_s:.1f}s) - {record.detail}", fg=colour)
         for shot in record.screenshots:
             click.echo(f"screenshot: {run.run_dir / shot}")
+        for decision in record.item_decisions:
+            verdict = {True: "pass", False: "fail", None: "undecided"}[decision.passed]
+            click.echo(f"item {decision.item}: {verdict}" + (f" - {decision.reason}" if decision.reason else ""))
         if not record.passed and record.build_log:
             click.echo(record.build_log, err=True)
     if not record.passed:

@@ -220,11 +220,13 @@ def validate(case, outcome: RunOutcome, settings: Settings, runtime: RuntimeChoi
     from tcab.results import open_db, record_validation
     from tcab.runs import load_run
     from tcab.validation import validate_run
+    from tcab.validation.scripts import record_item_decisions
 
     record = validate_run(settings, case, load_run(outcome.run_dir), runtime=runtime)
     db = open_db(settings.results_db)
     try:
         record_validation(db, record.row())
+        record_item_decisions(db, case, record.run_id, record.variant, outcome.run_dir, record.item_decisions)
     finally:
         db.close()
     return ValidationOutcome(record.status, record.detail)

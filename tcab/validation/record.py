@@ -37,6 +37,7 @@ from tcab.validation.toolchain import ToolResult, gate_of
 
 if TYPE_CHECKING:  # checks.py imports the browser check, which imports this module
     from tcab.validation.checks import ViewCheckResult
+    from tcab.validation.scripts import ItemDecision
 
 __all__ = ["LOAD_CHECK", "VALIDATION_STATUSES", "Check", "ValidationRecord", "judge", "run_status_after"]
 #: The check whose success means "the page loaded" (tcab.browser.page).
@@ -68,6 +69,10 @@ class ValidationRecord:
     # The case's [[proof]]s as found in the run's tree (informational); in the
     # row they go to the ``proofs`` table (``record_validation``).
     proofs: tuple[ProofRecord, ...] = ()
+    # The review items decided by the case's validation scripts
+    # (tcab.validation.scripts): in validation.json and ``item_decisions``
+    # (record_item_decisions); they leave ``status`` alone.
+    item_decisions: tuple[ItemDecision, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -94,7 +99,8 @@ class ValidationRecord:
     def to_json(self) -> dict:
         """The row plus the build log excerpt (what ``validation.json`` and ``--json`` show)."""
         return {**self.row(), "build_log": self.build_log, "rating": self.rating,
-                "check_results": [r.to_json() for r in self.check_results]}
+                "check_results": [r.to_json() for r in self.check_results],
+                "item_decisions": [d.to_json() for d in self.item_decisions]}
 
 
 def judge(checks: tuple[Check, ...] | list[Check]) -> tuple[str, str]:

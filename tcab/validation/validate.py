@@ -11,13 +11,16 @@
 3. Each ``CheckSpec`` given (the case's ``[[check]]``s) is run on the built
    site (:mod:`tcab.validation.checks`): actions, screenshot
    ``validation/checks/<view>.png``, SSIM against the reference.
-4. The record, its checks and the build log land in
+4. Each review item with a ``validation`` script is decided by it on the
+   built site (:mod:`tcab.validation.scripts`): its outputs under
+   ``validation/items/<item>/``, its decision in ``item_decisions``.
+5. The record, its checks and the build log land in
    ``results/runs/<run-id>/validation/validation.json`` (atomically), the
    screenshots beside it as ``<view>.png``, with each ``[[proof]]`` found
    present, missing or refused in the collected tree
    (:mod:`tcab.validation.proofs`). Recording the row in
    ``results.db`` is the caller's (``tcab validate``, the ``validate`` task).
-5. A page that never loaded makes a ``completed`` run ``catastrophic``:
+6. A page that never loaded makes a ``completed`` run ``catastrophic``:
    ``run.json`` is rewritten with that status (and back to ``completed``
    when a later validation loads the page); ``record_validation`` moves the
    ``runs`` row the same way (both from :func:`~tcab.outcomes.validated_run`).
@@ -61,10 +64,18 @@ from tcab.validation.checks import CheckLimits, CheckSpec, ViewCheckResult, chec
 from tcab.validation.container import build_site
 from tcab.validation.proofs import collect_proofs
 from tcab.validation.record import Check, ValidationRecord, judge
+from tcab.validation.scripts import (
+    ItemDecision,
+    ScriptItem,
+    ScriptLimits,
+    run_scripts,
+    script_items,
+)
 from tcab.validation.toolchain import GATING_COMMAND, ToolchainLimits, ToolResult, run_secrets
 
 VALIDATION_DIR = "validation"
 CHECKS_DIR = "checks"    # the [[check]] screenshots, under VALIDATION_DIR
+ITEMS_DIR = "items"      # the validation scripts' outputs, under VALIDATION_DIR/<item>/
 
 
 def _check_run(case: CaseVersion, run: RunRecord) -> None:
@@ -109,7 +120,7 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *,
                  settle_s: float | None = None, browser: BrowserLimits | None = None,
                  checks: Sequence[CheckSpec] | None = None, check_limits: CheckLimits | None = None,
                  toolchain: ToolchainLimits | None = None, secrets: Mapping[str, str] | None = None,
-                 ) -> ValidationRecord:
+                 scripts: ScriptLimits | None = None) -> ValidationRecord:
     """Build and check ``run`` (a run of ``case``); return the record (also
     written to ``<run>/validation/validation.json``).
 
@@ -120,7 +131,9 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *,
     ``checks`` (default: the case's ``[[check]]``s) are run on the site
     under ``check_limits`` (their results are ``record.check_results``;
     they do not change the status);
-    ``toolchain`` each ``[toolchain]`` command. ``secrets`` ({name: value})
+    ``toolchain`` each ``[toolchain]`` command; ``scripts`` the review
+    items' validation scripts (their decisions are ``record.item_decisions``;
+    they do not change the status either). ``secrets`` ({name: value})
     are redacted from everything the record holds (toolchain tails, build
     log, check details); by default the secrets every harness definition
     declares, as set in the environment, and every secret the run was given
@@ -134,6 +147,7 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *,
         checks = case_check_specs(case, case.variant(run.variant), mockup_cache_dir(settings.build_dir),
                                   run.run_dir / VALIDATION_DIR)
     checks = check_specs(checks)
+    items = script_items(case, case.variant(run.variant))
     # The [[proof]]s, as the run left them (informational: no status depends on them).
     proofs = collect_proofs(case.proofs_for(case.variant(run.variant)), run.tree)
     browser = browser or BrowserLimits()
@@ -149,12 +163,12 @@ def validate_run(settings: Settings, case: CaseVersion, run: RunRecord, *,
     with tempfile.TemporaryDirectory(prefix="tcab-validate-", dir=settings.tmp_dir) as tmp:
         out = _build_and_check(case, run, runtime, Path(tmp) / "output", build_limits,
                                limits or CollectLimits(), browser, toolchain, redactor,
-                               checks, check_limits or CheckLimits())
+                               checks, check_limits or CheckLimits(), items, scripts or ScriptLimits())
     screenshots = _write_screenshots(run.run_dir / VALIDATION_DIR, out.shots)
     record = ValidationRecord(run.id, case.slug, case.version, case_digest(case), run.variant, out.status,
                               tuple(out.checks), out.detail, out.log, screenshots, out.image_digest,
                               time.perf_counter() - started, toolchain=out.toolchain,
-                              check_results=out.check_results, proofs=proofs)
+                              check_results=out.check_results, proofs=proofs, item_decisions=out.item_decisions)
     # Every text in the record may come from the run's own code (a build
     # script that rebuilds a secret from its hex): redacted whole, once more.
     record = redactor.redact_fields(record)
@@ -182,12 +196,14 @@ class _Outcome:
     shots: dict[str, bytes] = field(default_factory=dict)
     check_results: tuple[ViewCheckResult, ...] = ()
     toolchain: tuple[ToolResult, ...] = ()
+    item_decisions: tuple[ItemDecision, ...] = ()
 
 
 def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | RuntimeChoice | Runtime, dest: Path,
                      build_limits: BuildLimits, collect: CollectLimits, browser: BrowserLimits,
                      toolchain: ToolchainLimits, redactor: Redactor,
-                     checks: tuple[CheckSpec, ...] = (), check_limits: CheckLimits | None = None) -> _Outcome:
+                     checks: tuple[CheckSpec, ...] = (), check_limits: CheckLimits | None = None,
+                     items: tuple[ScriptItem, ...] = (), scripts: ScriptLimits | None = None) -> _Outcome:
     """The site built in a container, then opened in the browser; the engine
     or the browser failing is status ``error``, a page that never loaded
     ``catastrophic`` (:func:`~tcab.validation.record.judge`)."""
@@ -207,6 +223,8 @@ def _build_and_check(case: CaseVersion, run: RunRecord, runtime: str | RuntimeCh
             out.shots = page.shots
         out.check_results = _run_case_checks(site.output, checks, run.run_dir / VALIDATION_DIR, check_limits,
                                              browser)
+        out.item_decisions = _run_item_scripts(site.output, items, case, run.run_dir / VALIDATION_DIR, scripts,
+                                               browser)
         out.checks += _gate_checks(site.toolchain)
         out.status, out.detail = judge(out.checks)
     except RuntimeBackendError as exc:
@@ -225,6 +243,21 @@ def _run_case_checks(site: Path | None, checks: tuple[CheckSpec, ...], validatio
     results = run_checks(site, checks, validation_dir / CHECKS_DIR, limits=limits, browser=browser)
     return tuple(dataclasses.replace(r, screenshot=f"{VALIDATION_DIR}/{CHECKS_DIR}/{r.screenshot}")
                  if r.screenshot else r for r in results)
+
+
+def _run_item_scripts(site: Path | None, items: tuple[ScriptItem, ...], case: CaseVersion, validation_dir: Path,
+                      limits: ScriptLimits | None, browser: BrowserLimits) -> tuple[ItemDecision, ...]:
+    """The review items' validation scripts on the built site; each decides
+    nothing when there is none. Output paths are made relative to the run folder."""
+    if not items:
+        return ()
+    if site is None:
+        return tuple(ItemDecision(i.item, None, "not run: the build produced no site") for i in items)
+    instrumentation = case.instrumentation
+    decisions = run_scripts(site, items, validation_dir / ITEMS_DIR, handle=instrumentation.handle,
+                            tick_hz=instrumentation.tick_hz, limits=limits, browser=browser)
+    return tuple(dataclasses.replace(d, outputs={k: f"{VALIDATION_DIR}/{ITEMS_DIR}/{d.item}/{v}"
+                                                 for k, v in d.outputs.items()}) for d in decisions)
 
 
 def _gate_checks(results: tuple[ToolResult, ...]) -> list[Check]:
