@@ -25,6 +25,7 @@ import os
 import shutil
 import signal
 import time
+import tomllib
 from pathlib import Path
 
 from tcab import atomic
@@ -56,7 +57,9 @@ def make_executors(root: Path) -> Executors:
 
     def harness(slug, settings):
         data = (settings.harnesses_dir / f"{slug}.toml").read_bytes()
-        return HarnessInfo(hashlib.sha256(data).hexdigest(), stage_solution=b"stage_solution = true" in data)
+        secrets = tuple(tomllib.loads(data.decode()).get("secrets", ()))
+        return HarnessInfo(hashlib.sha256(data).hexdigest(), stage_solution=b"stage_solution = true" in data,
+                           secrets=secrets)
 
     def run(req: RunRequest) -> RunOutcome:
         from tcab.results import open_db, record_run
