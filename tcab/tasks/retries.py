@@ -25,11 +25,14 @@ from tcab.tasks import slots
 from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import RunOutcome
 
+#: The wait between attempts (a name of its own, so a test can watch it).
+_sleep = time.sleep
+
 RETRIED = frozenset({RunStatus.INFRASTRUCTURE.value})
 
 
 def attempt_runs(ctx: SweepContext, spec: RunSpec, first_run_id: str,
-                 perform: Callable[[str], RunOutcome], *, sleep: Callable[[float], None] = time.sleep) -> RunOutcome:
+                 perform: Callable[[str], RunOutcome]) -> RunOutcome:
     """``perform(run_id)`` under the run's concurrency slots, again while it ends
     ``infrastructure`` and attempts are left; every attempt is recorded."""
     policy = ctx.sweep.plan.retries
@@ -49,5 +52,5 @@ def attempt_runs(ctx: SweepContext, spec: RunSpec, first_run_id: str,
         wait = policy.wait_before(attempt)
         print(f"tcab: run:{spec.name}: attempt {attempt - 1} ended {outcome.status} ({outcome.detail}); "
               f"attempt {attempt} of {policy.infrastructure + 1} in {wait:g}s", file=sys.stderr, flush=True)
-        sleep(wait)
+        _sleep(wait)
         run_id = new_run_id(spec.case, spec.variant, spec.harness)
