@@ -95,3 +95,28 @@ def test_attempts_refuse_a_bad_row_and_the_summary_lists_retried_entries(tmp_pat
         assert len(conn.execute("SELECT detail FROM run_attempts WHERE run_id = 'r1'").fetchone()[0]) == 2000
     finally:
         conn.close()
+
+
+def test_tcab_report_shows_the_attempts(project, monkeypatch):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    project.edit("benchmark.yaml", RETRIES)
+    monkeypatch.setenv("TCAB_FAKE_FLAKY", "scripted:1")
+    assert project.doit()[0] == 0
+    db = str(project.path("results/results.db"))
+    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin", "COLUMNS": "200"}
+    shown = subprocess.run([sys.executable, "-m", "tcab", "report", "--db", db], capture_output=True, text=True,
+                           env=env, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert "retried runs" in shown.stdout
+    assert f"{ENTRY}" in shown.stdout and "infrastructure → completed" in shown.stdout
+    as_json = subprocess.run([sys.executable, "-m", "tcab", "report", "--db", db, "--json", "--harness", "scripted"],
+                             capture_output=True, text=True, env=env, timeout=120)
+    retried = json.loads(as_json.stdout)["retried"]
+    assert {r["entry"] for r in retried} == {ENTRY, "mini/v1.0.0/two/scripted/1", "duel/v1.0.0/base/scripted/1"}
+    assert all(r["statuses"] == ["infrastructure", "completed"] for r in retried)
+    only_reference = subprocess.run([sys.executable, "-m", "tcab", "report", "--db", db, "--json", "--harness",
+                                     "reference"], capture_output=True, text=True, env=env, timeout=120)
+    assert json.loads(only_reference.stdout)["retried"] == []
