@@ -108,6 +108,9 @@ def hold(results_dir: Path, caps: list[tuple[str, str, int]], *, who: str = "") 
         return
     folder = slots_dir(results_dir)
     folder.mkdir(parents=True, exist_ok=True)
+    if folder.is_symlink() or not folder.is_dir():
+        # Slot files are created here: a link would put them wherever it points.
+        raise TcabError(f"{folder}: the concurrency slots folder must be a folder, not a link; remove it")
     held: list[int] = []
     try:
         for kind, name, limit in caps:

@@ -26,7 +26,7 @@ def test_a_run_is_capped_by_its_harness_model_and_secrets_in_one_order():
     assert slots.caps_for(Concurrency(), "h", "m/x", ["K"]) == []
 
 
-def _blocked(results: Path, caps, seconds: float) -> bool:
+def _blocked(results: Path, caps, seconds: float) -> tuple[bool, threading.Thread, threading.Event]:
     """Whether taking ``caps`` still waits after ``seconds``."""
     got = threading.Event()
 
@@ -103,6 +103,17 @@ def test_a_slot_path_that_is_not_a_regular_file_is_refused_not_followed(tmp_path
             pass
     assert str(path) in str(exc.value) and "regular file" in str(exc.value)
     assert outside.read_text() == "keep"
+
+
+def test_a_slots_folder_that_is_a_link_is_refused(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    slots.slots_dir(tmp_path).parent.mkdir(parents=True)
+    slots.slots_dir(tmp_path).symlink_to(elsewhere)
+    with pytest.raises(TcabError, match="must be a folder, not a link"):
+        with slots.hold(tmp_path, [("harness", "h", 1)]):
+            pass
+    assert list(elsewhere.iterdir()) == []
 
 
 def test_names_become_distinct_safe_file_names():
