@@ -5,8 +5,8 @@ evicted), not the model, so the same run may well work a moment later. The
 plan's ``retries`` says how many more attempts and the first wait (doubled
 each time, at most an hour). Each attempt is a new run under a new run id,
 holds its concurrency slots only while it runs (not while it waits), and
-keeps its row in ``run_attempts``; the plan entry's result is its last
-attempt. Outcomes the model is responsible for (completed, harness_error,
+keeps its row in ``run_attempts`` (every attempt of every run, when the plan
+sets retries); the plan entry's result is its last attempt. Outcomes the model is responsible for (completed, harness_error,
 timed_out, hung, limit_exceeded), ``canceled`` and ``internal_error`` are
 never retried here.
 """
@@ -44,8 +44,11 @@ def attempt_runs(ctx: SweepContext, spec: RunSpec, first_run_id: str,
     while True:
         with slots.hold(ctx.settings.results_dir, caps, who=f"run:{spec.name}"):
             outcome = perform(run_id)
-        record_attempt(ctx.settings.results_db, spec.name, attempt, outcome.run_id, str(outcome.status),
-                       outcome.detail)
+        if policy.infrastructure:
+            # Without retries an entry has one attempt, its run: no row (a
+            # results.db write per run costs 10-40 ms on a busy disk).
+            record_attempt(ctx.settings.results_db, spec.name, attempt, outcome.run_id, str(outcome.status),
+                           outcome.detail)
         if str(outcome.status) not in RETRIED or attempt > policy.infrastructure:
             return outcome
         attempt += 1

@@ -6,7 +6,7 @@ its session. The kernel is the bookkeeper, so the caps hold across doit's
 worker processes and across two sweeps started on the same results folder,
 and a worker killed with SIGKILL leaks nothing: its locks go with its file
 descriptors. A slot file's content is never read (the holder's pid is
-written only for a human looking), so a corrupted one is still just a lock
+written on its first line for a human looking), so a corrupted one is still just a lock
 file; anything at a slot's path that is not a regular file (a link, a
 folder) is refused with its path, never followed.
 
@@ -88,9 +88,10 @@ def _try_take(folder: Path, kind: str, name: str, limit: int) -> int | None:
         except OSError:
             os.close(fd)
             raise
-        with contextlib.suppress(OSError):  # for a human looking only
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        with contextlib.suppress(OSError):  # for a human looking only: the first line
+            # Fixed width and no truncate: ext4 flushes a file truncated to zero
+            # when it is closed (auto_da_alloc), 3 ms a slot.
+            os.pwrite(fd, b"%-11d\n" % os.getpid(), 0)
         return fd
     return None
 

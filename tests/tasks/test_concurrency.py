@@ -112,7 +112,7 @@ def test_a_worker_killed_with_sigkill_leaks_no_slot(project, tmp_path):
         def holder() -> int | None:
             runs = [c for c in project.calls() if c.startswith("run ")]
             files = list(folder.glob("harness-scripted-*.0")) if folder.is_dir() else []
-            text = files[0].read_text().strip() if files and len(runs) == 1 else ""
+            text = files[0].read_text().split("\n")[0].strip() if files and len(runs) == 1 else ""
             return int(text) if text.isdigit() else None
 
         pid = _wait_for(holder, 60)
