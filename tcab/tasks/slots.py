@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import functools
 import hashlib
 import os
 import re
@@ -54,13 +55,14 @@ def caps_for(concurrency: Concurrency, harness: str, model: str | None,
     return sorted(found)
 
 
+@functools.lru_cache(maxsize=4096)
 def _file_name(kind: str, name: str) -> str:
     """A safe, distinct file stem for a key (model names hold '/', secrets anything)."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)[:60]
     return f"{kind}-{safe}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
 
 
-def _open_slot(path: Path) -> int:
+def _open_slot(path: str) -> int:
     """The slot file's descriptor; a link or a non-regular file there is refused."""
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
@@ -75,11 +77,12 @@ def _open_slot(path: Path) -> int:
     return fd
 
 
-def _try_take(folder: Path, kind: str, name: str, limit: int) -> int | None:
+def _try_take(folder: str, kind: str, name: str, limit: int) -> int | None:
     """A descriptor holding one free slot of the key, or None when all ``limit`` are held."""
-    stem = _file_name(kind, name)
+    # Plain strings: pathlib's joins were most of a slot's cost.
+    stem = f"{folder}/{_file_name(kind, name)}"
     for i in range(limit):
-        fd = _open_slot(folder / f"{stem}.{i}")
+        fd = _open_slot(f"{stem}.{i}")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -96,6 +99,22 @@ def _try_take(folder: Path, kind: str, name: str, limit: int) -> int | None:
     return None
 
 
+#: Slot folders this process has made sure of, by results folder (checked once).
+_READY: dict[object, str] = {}
+
+
+def _ready(results_dir: Path) -> str:
+    found = _READY.get(results_dir)
+    if found is None:
+        folder = slots_dir(results_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        if folder.is_symlink() or not folder.is_dir():
+            # Slot files are created here: a link would put them wherever it points.
+            raise TcabError(f"{folder}: the concurrency slots folder must be a folder, not a link; remove it")
+        found = _READY[results_dir] = str(folder)
+    return found
+
+
 @contextlib.contextmanager
 def hold(results_dir: Path, caps: list[tuple[str, str, int]], *, who: str = "") -> Iterator[None]:
     """Hold one slot of every cap in ``caps`` (from :func:`caps_for`) for the block.
@@ -107,11 +126,7 @@ def hold(results_dir: Path, caps: list[tuple[str, str, int]], *, who: str = "") 
     if not caps:
         yield
         return
-    folder = slots_dir(results_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    if folder.is_symlink() or not folder.is_dir():
-        # Slot files are created here: a link would put them wherever it points.
-        raise TcabError(f"{folder}: the concurrency slots folder must be a folder, not a link; remove it")
+    folder = _ready(results_dir)
     held: list[int] = []
     try:
         for kind, name, limit in caps:
