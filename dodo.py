@@ -9,13 +9,15 @@ A broken plan exits 2 with one ``error: FILE:LINE: KEY: ...`` line
 """
 
 import gc
+import sys
 
 from doit import get_var
 
 from tcab.tasks import load_sweep_or_exit
 
-# A broken plan or catalog: one message and exit 2, not doit's traceback.
-_sweep = load_sweep_or_exit(get_var("plan"))
+# A broken plan or catalog: one message and exit 2, not doit's traceback;
+# for a whole sweep, what it needs and lacks too (tcab/tasks/preflight.py).
+_sweep = load_sweep_or_exit(get_var("plan"), argv=sys.argv[1:])
 # The catalog, the plan and thousands of task closures live as long as this
 # process: move them out of the collector's sight (a no-op sweep spends ~10%
 # of its time in the collector otherwise).

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcab.artifacts import digest_of
+from tcab.plan.throttle import Concurrency, RetryPolicy
 from tcab.runtime.choice import RuntimeChoice
 
 __all__ = ["digest_of"]  # re-exported: tcab.plan.digest_of
@@ -92,6 +93,8 @@ class Plan:
     tournaments: tuple[TournamentPlan, ...]
     report: bool
     watch: bool = False  # watch every run live unless its matrix says otherwise
+    concurrency: Concurrency = Concurrency()  # caps per harness, model, secret (tcab.plan.throttle)
+    retries: RetryPolicy = RetryPolicy()  # infrastructure runs retried inside the sweep
 
 
 @dataclass(frozen=True, slots=True)

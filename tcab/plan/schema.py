@@ -27,6 +27,7 @@ from tcab.plan.model import (
     RunSource,
     TournamentPlan,
 )
+from tcab.plan.throttle import CAP_KINDS, DEFAULT_BACKOFF_S, parse_concurrency, parse_retries
 from tcab.reading import open_regular
 from tcab.runtime.choice import BACKENDS, SETTINGS, RuntimeChoice, check_setting
 
@@ -90,6 +91,12 @@ SCHEMA = sy.Map(
         sy.Optional("tournaments"): sy.Seq(TOURNAMENT),
         sy.Optional("report", default=True): sy.Bool(),
         sy.Optional("watch", default=False): sy.Bool(),
+        # Caps per harness, model and secret name (tcab.plan.throttle, docs/sweeps.md).
+        sy.Optional("concurrency"): sy.Map({sy.Optional(kind): sy.MapPattern(sy.Str(), _Int()) for kind in CAP_KINDS}),
+        sy.Optional("retries"): sy.Map({
+            sy.Optional("infrastructure", default=0): _Int(),
+            sy.Optional("backoff_s", default=DEFAULT_BACKOFF_S): _Int(),
+        }),
     }
 )
 
@@ -288,6 +295,8 @@ def _plan(path: Path, doc: sy.YAML, limits: PlanLimits) -> Plan:
         tournaments=tuple(_tournament(path, t, limits) for t in tournaments),
         report=doc["report"].data,
         watch=doc["watch"].data,
+        concurrency=parse_concurrency(path, _opt(doc, "concurrency"), _fail),
+        retries=parse_retries(path, _opt(doc, "retries"), _fail),
     )
 
 

@@ -178,6 +178,9 @@ class Report:
     schema_version: int
     totals: dict[str, int]
     groups: tuple[GroupReport, ...] = field(default=())
+    #: Plan entries a sweep tried more than once (tcab.results.attempts): entry,
+    #: attempts, each attempt's status, the last status and its detail.
+    retried: tuple[dict, ...] = field(default=())
 
 
 def connect(path: Path | str) -> sqlite3.Connection:
@@ -276,7 +279,24 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), databas
         table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
         for table in ("runs", "builds", "validations", "matches", "tournaments")
     }
-    return Report(database=database, schema_version=SCHEMA_VERSION, totals=totals, groups=reports)
+    return Report(database=database, schema_version=SCHEMA_VERSION, totals=totals, groups=reports,
+                  retried=tuple(_retried(conn, filters)))
+
+
+def _retried(conn: sqlite3.Connection, filters: Filters) -> list[dict]:
+    """The retried plan entries the filters admit (an entry is case/version/variant/agent/repeat)."""
+    from tcab.results.attempts import attempts_summary
+
+    found = []
+    for item in attempts_summary(conn):
+        parts = item["entry"].split("/")
+        if len(parts) != 5:
+            continue
+        harness = parts[3].split("@", 1)[0]
+        if ((filters.case is None or parts[0] == filters.case) and (filters.variant is None or parts[2] == filters.variant)
+                and (filters.harness is None or harness == filters.harness)):
+            found.append(item)
+    return found
 
 
 def _where(filters: Filters, alias: str, *, variant: bool = True, harness: str | None = None):

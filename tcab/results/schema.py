@@ -604,6 +604,23 @@ _REVIEW_CATEGORIES = (
     "CREATE INDEX idx_item_decisions_run ON item_decisions (run_id, item_id, id)",
 )
 
+# Every attempt of a sweep's run (issue 26): an ``infrastructure`` run is
+# retried inside the sweep under a new run id; each attempt keeps its row here,
+# and the plan entry's result is its last attempt.
+_RUN_ATTEMPTS = (
+    f"""
+    CREATE TABLE run_attempts (
+        entry TEXT NOT NULL,
+        attempt INTEGER NOT NULL CHECK (attempt >= 1),
+        run_id TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN {_in(RUN_STATUSES)}),
+        detail TEXT,
+        recorded_at TEXT NOT NULL,
+        PRIMARY KEY (entry, run_id)
+    )""",
+    "CREATE INDEX idx_run_attempts_run ON run_attempts (run_id)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
@@ -617,6 +634,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0010_performance_scores", _PERFORMANCE_SCORES),
     Migration("0011_asset_regenerations", _ASSET_REGENERATIONS),
     Migration("0012_review_categories", _REVIEW_CATEGORIES),
+    Migration("0013_run_attempts", _RUN_ATTEMPTS),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -706,5 +724,7 @@ TABLES: dict[str, TableSpec] = {
         ),
         _spec("asset_frames", "run_id frame seq ops divergence flagged image detail",
               "run_id frame", "run_id frame seq ops flagged"),
+        _spec("run_attempts", "entry attempt run_id status detail recorded_at",
+              "entry run_id", "entry attempt run_id status recorded_at"),
     )
 }

@@ -31,6 +31,18 @@ def print_report(report: Report, console: Console | None = None) -> None:
         return
     for group in report.groups:
         _group(console, group)
+    if report.retried:
+        _retried(console, report.retried)
+
+
+def _retried(console: Console, retried) -> None:
+    """Plan entries a sweep retried (infrastructure), each attempt's status in order."""
+    console.rule(Text("retried runs", style="bold"))
+    grid = Grid("attempts of runs that ended infrastructure and were tried again",
+                [("run", "left"), ("attempts", "right"), ("statuses", "left"), ("last detail", "left")])
+    for item in retried:
+        grid.add_row(item["entry"], str(item["attempts"]), " → ".join(item["statuses"]), item["detail"][:80])
+    console.print(grid.render())
 
 
 class Grid:

@@ -29,6 +29,7 @@ from tcab.catalog import load_catalog
 from tcab.errors import TcabError
 from tcab.plan import PlanLimits, expand, load_plan, plan_path
 from tcab.settings import Settings
+from tcab.tasks import preflight
 from tcab.tasks.after import groups, task_after_run
 from tcab.tasks.arena import task_entrants, task_replay, task_tournament
 from tcab.tasks.context import SweepContext
@@ -65,6 +66,8 @@ class SweepTasks:
             "backend": backend_name(),
             "reporter": SweepReporter.for_context(self.ctx),
             "verbosity": 1,
+            # One failed run does not stop a sweep; the end lists what failed (tasks/failures.py).
+            "continue": True,
         }
 
     def task_seed(self) -> Iterator[dict]:
@@ -130,7 +133,8 @@ def load_sweep(
     return SweepTasks(ctx)
 
 
-def load_sweep_or_exit(plan: str | os.PathLike | None = None, **kwargs) -> SweepTasks:
+def load_sweep_or_exit(plan: str | os.PathLike | None = None, *, argv: list[str] | None = None,
+                       **kwargs) -> SweepTasks:
     """:func:`load_sweep` for ``dodo.py``: a broken plan or catalog is one line on
     stderr (``error: FILE:LINE: KEY: ...``) and exit code 2, for every doit command.
 
@@ -138,15 +142,25 @@ def load_sweep_or_exit(plan: str | os.PathLike | None = None, **kwargs) -> Sweep
     ~50-line traceback and exits 3; ``SystemExit`` is the one exception it
     lets through, so the exit code is ours, and nothing (no ``.doit.db``) is
     written. ``TCAB_DEBUG=1`` raises instead: doit prints the traceback.
+
+    With ``argv`` (doit's arguments) naming a whole sweep, the preflight
+    (tasks/preflight.py) checks secrets, harnesses and images first: all that
+    is missing in one message, exit 2.
     """
     env = kwargs.get("env")
     try:
-        return load_sweep(plan, **kwargs)
+        sweep = load_sweep(plan, **kwargs)
     except TcabError as exc:
         if (os.environ if env is None else env).get("TCAB_DEBUG") == "1":
             raise
         print(f"error: {exc}", file=sys.stderr, flush=True)
         raise SystemExit(2) from None
+    if argv is not None and preflight.wants_preflight(argv):
+        missing = preflight.problems(sweep.ctx, env)
+        if missing:
+            print(f"error: {preflight.message(sweep.ctx, missing)}", file=sys.stderr, flush=True)
+            raise SystemExit(2)
+    return sweep
 
 
 def _harness_slugs(settings: Settings) -> list[str] | None:

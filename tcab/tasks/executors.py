@@ -25,6 +25,7 @@ class HarnessInfo:
 
     digest: str  # of the definition file
     stage_solution: bool = False  # reads the case's reference solution, not only the seed
+    secrets: tuple[str, ...] = ()  # host variables its sessions need (preflight, concurrency caps)
 
 
 @dataclass(frozen=True, slots=True)

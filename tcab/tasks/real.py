@@ -49,7 +49,7 @@ def harness_info(slug: str, settings: Settings) -> HarnessInfo:
     harness = load_harness(settings.harnesses_dir, slug)
     path = settings.harnesses_dir / f"{slug}.toml"
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    return HarnessInfo(digest=digest, stage_solution=bool(harness.stage_solution))
+    return HarnessInfo(digest=digest, stage_solution=bool(harness.stage_solution), secrets=tuple(harness.secrets))
 
 
 def run(request: RunRequest) -> RunOutcome:

@@ -33,6 +33,7 @@ from tcab.tasks.context import SweepContext
 from tcab.tasks.executors import RunOutcome, RunRequest
 from tcab.tasks.inputs import solution_inputs
 from tcab.tasks.keys import write_target
+from tcab.tasks.retries import attempt_runs
 from tcab.tasks.seed import prompt_task_name
 
 
@@ -153,7 +154,9 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
     else:
         if run_id is not None:
             _say(spec, f"redoing the run under its id {run_id} (its results.db row is replaced)")
-        outcome = _perform(ctx, spec, inputs, record, run_id or new_run_id(spec.case, spec.variant, spec.harness))
+        # Under the plan's concurrency caps, retried while it ends infrastructure (tasks/retries.py).
+        outcome = attempt_runs(ctx, spec, run_id or new_run_id(spec.case, spec.variant, spec.harness),
+                               lambda rid: _perform(ctx, spec, inputs, record, rid))
     if outcome.status == RunStatus.INTERNAL_ERROR:
         # Not retried: a bug fails the same way again, at a model's cost.
         _write_claim(claim, inputs, outcome.run_id, RunStatus.INTERNAL_ERROR.value)

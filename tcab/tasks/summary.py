@@ -11,6 +11,7 @@ from __future__ import annotations
 from doit.reporter import ConsoleReporter
 
 from tcab.tasks.context import SweepContext
+from tcab.tasks.failures import failure_lines
 
 
 def summary_lines(ctx: SweepContext, ran: int, uptodate: int, failed: int) -> list[str]:
@@ -60,6 +61,7 @@ class SweepReporter(ConsoleReporter):
         self.ran = 0
         self.uptodate = 0
         self.failed = 0
+        self.failures_seen: list = []  # (task name, BaseFail), for the end (tasks/failures.py)
 
     def execute_task(self, task):
         if _has_actions(task):
@@ -72,12 +74,14 @@ class SweepReporter(ConsoleReporter):
 
     def add_failure(self, task, fail):
         self.failed += 1
+        self.failures_seen.append((task.name, fail))
         super().add_failure(task, fail)
 
     def complete_run(self):
         super().complete_run()
         if self.ctx is not None:
-            self.write("\n".join(summary_lines(self.ctx, self.ran - self.failed, self.uptodate, self.failed)) + "\n")
+            lines = summary_lines(self.ctx, self.ran - self.failed, self.uptodate, self.failed)
+            self.write("\n".join(lines + failure_lines(self.failures_seen)) + "\n")
 
 
 def _has_actions(task) -> bool:

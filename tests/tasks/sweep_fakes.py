@@ -14,7 +14,10 @@ test changes "the image" by writing that file. ``TCAB_FAKE_RUN_SLEEP``
 makes each run take that many seconds (for the SIGKILL test);
 ``TCAB_FAKE_KILL_AFTER_RECORD=<run task name>`` kills the process right after
 that run's row is recorded;
-``TCAB_FAKE_STATUS=scripted:harness_error`` makes a harness's runs end so.
+``TCAB_FAKE_STATUS=scripted:harness_error`` makes a harness's runs end so;
+``TCAB_FAKE_FLAKY=scripted:1`` makes the first attempt of each of its runs
+end ``infrastructure``; ``TCAB_FAKE_SPANS=FILE`` appends when each run was
+in its session; an ``images/<kind>`` file saying ``missing`` makes that image's lookup fail.
 """
 
 from __future__ import annotations
@@ -25,11 +28,12 @@ import os
 import shutil
 import signal
 import time
+import tomllib
 from pathlib import Path
 
 from tcab import atomic
 from tcab.catalog import tree_digest
-from tcab.errors import HarnessError
+from tcab.errors import HarnessError, RuntimeBackendError
 from tcab.settings import Settings
 from tcab.tasks.executors import (
     BuildOutcome,
@@ -47,16 +51,26 @@ def _log(settings: Settings, line: str) -> None:
         fh.write(line + "\n")
 
 
+def _calls(settings: Settings) -> list[str]:
+    log = settings.root / "calls.log"
+    return log.read_text().splitlines() if log.exists() else []
+
+
 def make_executors(root: Path) -> Executors:
     root = Path(root)
 
     def image_digest(kind, runtime):
         path = root / "images" / kind
-        return path.read_text().strip() if path.exists() else f"sha256:{kind}-0"
+        found = path.read_text().strip() if path.exists() else f"sha256:{kind}-0"
+        if found == "missing":
+            raise RuntimeBackendError(f"image {kind}: not found on the runtime")
+        return found
 
     def harness(slug, settings):
         data = (settings.harnesses_dir / f"{slug}.toml").read_bytes()
-        return HarnessInfo(hashlib.sha256(data).hexdigest(), stage_solution=b"stage_solution = true" in data)
+        secrets = tuple(tomllib.loads(data.decode()).get("secrets", ()))
+        return HarnessInfo(hashlib.sha256(data).hexdigest(), stage_solution=b"stage_solution = true" in data,
+                           secrets=secrets)
 
     def run(req: RunRequest) -> RunOutcome:
         from tcab.results import open_db, record_run
@@ -66,6 +80,7 @@ def make_executors(root: Path) -> Executors:
             # What the lifecycle does for bad input (a missing secret, say).
             raise HarnessError(f"secret API_KEY is not set (needed by harness {req.spec.harness})")
         _log(settings, f"run {req.spec.name}")
+        started = time.time()
         run_id = req.run_id
         run_dir = settings.runs_dir / run_id
         with atomic.atomic_dir(run_dir) as tmp:
@@ -92,8 +107,18 @@ def make_executors(root: Path) -> Executors:
         if os.environ.get("TCAB_FAKE_KILL_AFTER_RECORD") == req.spec.name:
             # A SIGKILL landing after the row is in results.db, before the task's target.
             os.kill(os.getpid(), signal.SIGKILL)
+        if os.environ.get("TCAB_FAKE_SPANS"):
+            # When each run was in its session, for the concurrency tests.
+            with open(os.environ["TCAB_FAKE_SPANS"], "a", encoding="utf-8") as fh:
+                fh.write(f"{req.spec.name} {started} {time.time()} {os.getpid()}\n")
         # TCAB_FAKE_STATUS=harness:status makes that harness's runs end so.
         forced = dict(x.split(":", 1) for x in os.environ.get("TCAB_FAKE_STATUS", "").split(",") if x)
+        # TCAB_FAKE_FLAKY=harness:N: the first N attempts of each of its runs end infrastructure.
+        flaky = dict(x.split(":", 1) for x in os.environ.get("TCAB_FAKE_FLAKY", "").split(",") if x)
+        if req.spec.harness in flaky:
+            tries = sum(1 for line in _calls(settings) if line == f"run {req.spec.name}")
+            if tries <= int(flaky[req.spec.harness]):
+                return RunOutcome(run_id, "infrastructure", run_dir, digest, f"flaky attempt {tries}")
         return RunOutcome(run_id, forced.get(req.spec.harness, "completed"), run_dir, digest)
 
     def _module(settings: Settings, data: bytes) -> BuildOutcome:
