@@ -23,6 +23,9 @@ class attributes and methods:
 - ``report_columns``: the keys of its report columns (``tcab.results.columns``),
   and ``report_table``: ``"module:object"`` of a ``TypeTable``, a table of
   its own in every group of its cases (its columns and the query of its rows);
+- ``success_runs``: an SQL query (one column, ``run_id``) of the ids of its
+  runs that succeeded, which the report's statistics count (None: the type
+  defines no success, its groups show none);
 - ``reviewed`` and :meth:`review_material`: what a reviewer grades;
 - ``view_panel``: ``"module:function"`` of its panel in ``tcab view``;
 - :meth:`watch_setup`: what a watched run's workspace gets so that the run's
@@ -132,6 +135,7 @@ class TestType:
     evaluate_command: ClassVar[str | None] = None
     report_columns: ClassVar[tuple[str, ...]] = ()
     report_table: ClassVar[str | None] = None
+    success_runs: ClassVar[str | None] = None
     reviewed: ClassVar[bool] = False
     view_panel: ClassVar[str | None] = None
     review_item_keys: ClassVar[tuple[str, ...]] = ()

@@ -53,6 +53,11 @@ class RunSummary:
     fuel_best: int | None = None    # the least total fuel of a correct run
     fuel_median: int | None = None  # the median total fuel of the correct runs
     efficiency: float | None = None  # the case version's best correct run's fuel / fuel_best (1.0: the best)
+    # Statistics (tcab.results.groupstats): None where the test type defines no success.
+    success: Any = None                  # groupstats.Success: measured runs, Wilson interval, pass@k
+    mean_similarity: float | None = None  # the mean [[check]] similarity of its runs (check_scores)
+    mean_review: float | None = None     # the mean current review score / max score
+    cost: Any = None                     # costs.GroupCost: what its runs cost, and how many have no price
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +165,7 @@ class Report:
     schema_version: int
     totals: dict[str, int]
     groups: tuple[GroupReport, ...] = field(default=())
+    across: tuple = ()  # groupstats.AcrossCases: each harness and model's mean success over cases
 
 
 def connect(path: Path | str) -> sqlite3.Connection:
@@ -199,7 +205,8 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), database: str = "",
                  type_columns: Callable[[str], tuple[str, ...]] = lambda case_type: (),
-                 type_table: Callable[[str], Any] = lambda case_type: None) -> Report:
+                 type_table: Callable[[str], Any] = lambda case_type: None,
+                 success_query: Callable[[str], str | None] = lambda case_type: None) -> Report:
     """Run every report query on ``conn`` and assemble the per-group report.
 
     ``type_columns`` gives the report columns a test type declares and
@@ -240,6 +247,9 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), databas
             return ()
         return (TypeRows(table.key, table.title, table.columns, tuple(table.rows(conn, key, filters))),)
 
+    from tcab.results.groupstats import fill_statistics
+
+    across = fill_statistics(conn, groups, types, success_query, *_where(filters, "r", harness="r.harness"))
     reports = tuple(
         GroupReport(
             case_slug=key[0], case_version=key[1], variant=key[2], case_type=types.get(key[:2]),
@@ -254,7 +264,8 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), databas
         table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
         for table in ("runs", "builds", "validations", "matches", "tournaments")
     }
-    return Report(database=database, schema_version=SCHEMA_VERSION, totals=totals, groups=reports)
+    return Report(database=database, schema_version=SCHEMA_VERSION, totals=totals, groups=reports,
+                  across=across)
 
 
 def _where(filters: Filters, alias: str, *, variant: bool = True, harness: str | None = None):

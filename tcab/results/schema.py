@@ -561,6 +561,37 @@ _ASSET_REGENERATIONS = (
     "CREATE INDEX idx_asset_regenerations_case ON asset_regenerations (case_slug, case_version, status)",
 )
 
+# Issue 26: each run's cost from the operator's price table (one row per run,
+# replaced when it is priced again; ``cost`` NULL with ``priced`` 0 when the
+# run's model has no price: "no price", never $0), and the mean check
+# similarity's inputs: one row per run and ``[[check]]`` (replaced with its
+# validation). Neither points at runs (runs is rebuilt by migrations, as 0005 did).
+_RUN_COSTS_AND_CHECK_SCORES = (
+    """
+    CREATE TABLE run_costs (
+        run_id TEXT PRIMARY KEY,
+        model TEXT,
+        currency TEXT,
+        priced INTEGER NOT NULL CHECK (priced IN (0, 1)),
+        cost REAL CHECK (cost IS NULL OR cost >= 0),
+        plan_digest TEXT,
+        prices_digest TEXT,
+        detail TEXT,
+        priced_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX idx_run_costs_plan ON run_costs (plan_digest, cost)",
+    """
+    CREATE TABLE check_scores (
+        run_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        view TEXT,
+        similarity REAL CHECK (similarity IS NULL OR (similarity >= -1 AND similarity <= 1)),
+        detail TEXT,
+        PRIMARY KEY (run_id, name)
+    )""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
@@ -573,6 +604,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0009_run_internal_error", _RUN_INTERNAL_ERROR),
     Migration("0010_performance_scores", _PERFORMANCE_SCORES),
     Migration("0011_asset_regenerations", _ASSET_REGENERATIONS),
+    Migration("0014_run_costs_and_check_scores", _RUN_COSTS_AND_CHECK_SCORES),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -660,6 +692,9 @@ TABLES: dict[str, TableSpec] = {
             "detail regenerated_at",
             "run_id", "run_id case_slug case_version case_digest status version_mismatch flagged regenerated_at",
         ),
+        _spec("run_costs", "run_id model currency priced cost plan_digest prices_digest detail priced_at",
+              "run_id", "run_id priced priced_at"),
+        _spec("check_scores", "run_id name seq view similarity detail", "run_id name", "run_id name seq"),
         _spec("asset_frames", "run_id frame seq ops divergence flagged image detail",
               "run_id frame", "run_id frame seq ops flagged"),
     )

@@ -31,6 +31,10 @@ def print_report(report: Report, console: Console | None = None) -> None:
         return
     for group in report.groups:
         _group(console, group)
+    if report.across:
+        from tcab.results.statsview import print_across
+
+        print_across(console, report.across)
 
 
 class Grid:

@@ -59,6 +59,8 @@ class Adversarial(TestType):
     evaluation_record: ClassVar[str | None] = "tcab.arena.build:BuildRecord"
     evaluate_command: ClassVar[str | None] = "build"
     report_columns: ClassVar[tuple[str, ...]] = ("builds",)
+    # What counts as a success in the report's statistics (docs/results.md).
+    success_runs: ClassVar[str | None] = "SELECT source AS run_id FROM builds WHERE status = 'ok'"
 
     def parse_section(self, p: SectionInput) -> ParsedSection:
         return ParsedSection(AdversarialSection(**_parse(p.f, p.source, p.root)))

@@ -128,6 +128,8 @@ class AssetGeneration(TestType):
     run_image: ClassVar[str] = "sprite"
     after_run: ClassVar[tuple[AfterRun, ...]] = (AfterRun("regenerate", "tcab.tasks.regenerate:REGENERATE"),)
     report_table: ClassVar[str | None] = "tcab.testtypes.asset_report:TABLE"
+    # What counts as a success in the report's statistics (docs/results.md).
+    success_runs: ClassVar[str | None] = "SELECT run_id FROM asset_regenerations WHERE status = 'regenerated'"
     view_panel: ClassVar[str | None] = "tcab.testtypes.asset_view:panel"
     reviewed: ClassVar[bool] = True
 

@@ -56,6 +56,8 @@ class EndToEnd(TestType):
     evaluation_record: ClassVar[str | None] = "tcab.validation.record:ValidationRecord"
     evaluate_command: ClassVar[str | None] = "validate"
     report_columns: ClassVar[tuple[str, ...]] = ("validation", "typecheck")
+    # What counts as a success in the report's statistics (docs/results.md).
+    success_runs: ClassVar[str | None] = "SELECT run_id FROM validations WHERE status = 'passed'"
     reviewed: ClassVar[bool] = True
     view_panel: ClassVar[str | None] = "tcab.testtypes.end_to_end_view:panel"
 

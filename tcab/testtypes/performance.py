@@ -101,6 +101,8 @@ class Performance(TestType):
     evaluation_record: ClassVar[str | None] = "tcab.performance.score:ScoreRecord"
     report_columns: ClassVar[tuple[str, ...]] = ("builds", "perf_correct", "fuel_best", "fuel_median",
                                                  "efficiency")
+    # What counts as a success in the report's statistics (docs/results.md).
+    success_runs: ClassVar[str | None] = "SELECT source AS run_id FROM performance_scores WHERE status = 'correct'"
     report_table: ClassVar[str | None] = "tcab.testtypes.performance_report:TABLE"
 
     def parse_section(self, p: SectionInput) -> ParsedSection:

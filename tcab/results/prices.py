@@ -1,0 +1,126 @@
+"""The operator's price table: what a million tokens of each model cost (docs/results.md, "Cost").
+
+A TOML file named by the plan's ``prices`` key or by ``TCAB_PRICES``; tcab
+never fetches prices from the network::
+
+    currency = "USD"                      # optional, "USD" by default
+
+    [models."claude-sonnet-4-5"]          # the model name as runs record it
+    input = 3.0                           # per million input tokens
+    output = 15.0                         # per million output tokens
+    cache_read = 0.30                     # optional, 0 by default
+    cache_write = 3.75                    # optional, 0 by default
+
+A price is a finite number >= 0; anything else (negative, NaN, infinite, a
+string), an unknown key or a model declared twice is refused as
+``file:line: key: ...`` with every problem of the file at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tcab.catalog.toml import read_toml
+from tcab.errors import InputError
+
+#: The keys of one model's prices, each per million tokens.
+PRICE_KEYS = ("input", "output", "cache_read", "cache_write")
+_REQUIRED = ("input", "output")
+_TOP_KEYS = ("currency", "models")
+_MODEL_HEADER = re.compile(r'^\s*\[\s*models\s*\.\s*("(?:[^"\\]|\\.)*"|[A-Za-z0-9_-]+)\s*\]\s*(#.*)?$')
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPrice:
+    """One model's prices per million tokens."""
+
+    input: float
+    output: float
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+    def cost(self, tokens_input: int, tokens_output: int, cache_read: int = 0, cache_write: int = 0) -> float:
+        """What these token counts cost."""
+        return (tokens_input * self.input + tokens_output * self.output
+                + cache_read * self.cache_read + cache_write * self.cache_write) / 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class PriceTable:
+    path: str
+    currency: str
+    models: dict[str, ModelPrice]
+    digest: str  # sha256 of the file: which prices a stored cost came from
+
+    def price_of(self, model: str | None) -> ModelPrice | None:
+        """The model's prices, or None: it has no price (never $0)."""
+        return None if model is None else self.models.get(model)
+
+
+def load_prices(path: Path | str) -> PriceTable:
+    """Read and check the price table at ``path``.
+
+    Raises InputError listing every problem as ``file:line: key: message``.
+    """
+    path = Path(path)
+    source, data = read_toml(path)
+    if source.text:
+        _duplicates(source)
+    if data is None:
+        raise InputError("\n".join(map(str, source.problems)))
+    currency = data.get("currency", "USD")
+    for key in data:
+        if key not in _TOP_KEYS:
+            source.add(key, f"unknown key; expected one of {', '.join(_TOP_KEYS)}")
+    if not isinstance(currency, str) or not re.fullmatch(r"[A-Z]{3}", currency):
+        source.add("currency", f"expected a three-letter currency code such as \"USD\", got {currency!r}")
+    models = data.get("models", {})
+    table: dict[str, ModelPrice] = {}
+    if not isinstance(models, dict):
+        source.add("models", "expected tables [models.\"NAME\"]")
+        models = {}
+    for name, entry in models.items():
+        where = f'models."{name}"'
+        if not isinstance(entry, dict):
+            source.add(name, f"expected a table [{where}] of prices", table="models")
+            continue
+        values = {}
+        for key, value in entry.items():
+            if key not in PRICE_KEYS:
+                source.add(key, f"unknown key; expected one of {', '.join(PRICE_KEYS)}",
+                           table=where)
+            elif isinstance(value, bool) or not isinstance(value, int | float):
+                source.add(key, f"expected a price per million tokens (a number >= 0), "
+                                f"got {value!r}", table=where)
+            elif not math.isfinite(value) or value < 0:
+                source.add(key, f"expected a finite price >= 0, got {value!r}", table=where)
+            else:
+                values[key] = float(value)
+        for key in _REQUIRED:
+            if key not in entry:
+                source.add(key, "required", table=where)
+        if len(values) == len(entry) and all(k in values for k in _REQUIRED):
+            table[name] = ModelPrice(**values)
+    if source.problems:
+        raise InputError("\n".join(map(str, source.problems)))
+    return PriceTable(source.display, currency, table, hashlib.sha256(source.text.encode()).hexdigest())
+
+
+def _duplicates(source) -> None:
+    """A model declared twice (two ``[models."X"]`` headers, quoted or bare):
+    tomli refuses the file too, but only as "cannot declare twice"."""
+    seen: dict[str, int] = {}
+    for number, line in enumerate(source.text.splitlines(), start=1):
+        if m := _MODEL_HEADER.match(line):
+            name = m.group(1).strip('"')
+            if name in seen:
+                raise InputError(f"{source.display}:{number}: models.\"{name}\": duplicate model "
+                                 f"(first declared on line {seen[name]})")
+            seen[name] = number
+
+
+__all__ = ["PRICE_KEYS", "ModelPrice", "PriceTable", "load_prices"]
