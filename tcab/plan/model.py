@@ -92,6 +92,8 @@ class Plan:
     tournaments: tuple[TournamentPlan, ...]
     report: bool
     watch: bool = False  # watch every run live unless its matrix says otherwise
+    prices: Path | None = None  # the price table (tcab.results.prices), else $TCAB_PRICES
+    budget: float | None = None  # no new run starts once the sweep's recorded cost reaches it
 
 
 @dataclass(frozen=True, slots=True)

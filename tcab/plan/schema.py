@@ -90,8 +90,36 @@ SCHEMA = sy.Map(
         sy.Optional("tournaments"): sy.Seq(TOURNAMENT),
         sy.Optional("report", default=True): sy.Bool(),
         sy.Optional("watch", default=False): sy.Bool(),
+        # Cost (docs/sweeps.md, "Cost and budget"): the price table, and the
+        # spend at which no new run starts.
+        sy.Optional("prices"): sy.Str(),
+        sy.Optional("budget"): sy.Str(),
     }
 )
+
+
+def _budget(path: Path, node: sy.YAML | None) -> float | None:
+    """The plan's ``budget``: a positive finite amount (NaN, inf, 0, negative and words are refused)."""
+    if node is None:
+        return None
+    import math
+
+    try:
+        value = float(node.data.replace("_", ""))
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0 or value > 1e12:
+        raise _fail(path, node, "budget", f"expected a positive amount such as 25 or 12.50, got {node.data!r}")
+    return value
+
+
+def _prices(path: Path, node: sy.YAML | None) -> Path | None:
+    """The plan's ``prices`` file, relative to the plan's folder."""
+    if node is None:
+        return None
+    if not node.data.strip():
+        raise _fail(path, node, "prices", "expected the path of a price table (TOML)")
+    return (path.parent / node.data).resolve()
 
 
 def _key_at(text: str, line0: int) -> str | None:
@@ -288,6 +316,8 @@ def _plan(path: Path, doc: sy.YAML, limits: PlanLimits) -> Plan:
         tournaments=tuple(_tournament(path, t, limits) for t in tournaments),
         report=doc["report"].data,
         watch=doc["watch"].data,
+        prices=_prices(path, _opt(doc, "prices")),
+        budget=_budget(path, _opt(doc, "budget")),
     )
 
 

@@ -153,7 +153,11 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
     else:
         if run_id is not None:
             _say(spec, f"redoing the run under its id {run_id} (its results.db row is replaced)")
+        if ctx.costs is not None and (stop := ctx.costs.stop_reason(ctx.settings.results_db)):
+            return TaskFailed(f"run {spec.name} not started: {stop}")
         outcome = _perform(ctx, spec, inputs, record, run_id or new_run_id(spec.case, spec.variant, spec.harness))
+        if ctx.costs is not None:
+            ctx.costs.price(ctx.settings.results_db, outcome.run_id)
     if outcome.status == RunStatus.INTERNAL_ERROR:
         # Not retried: a bug fails the same way again, at a model's cost.
         _write_claim(claim, inputs, outcome.run_id, RunStatus.INTERNAL_ERROR.value)

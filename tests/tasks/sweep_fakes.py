@@ -14,7 +14,8 @@ test changes "the image" by writing that file. ``TCAB_FAKE_RUN_SLEEP``
 makes each run take that many seconds (for the SIGKILL test);
 ``TCAB_FAKE_KILL_AFTER_RECORD=<run task name>`` kills the process right after
 that run's row is recorded;
-``TCAB_FAKE_STATUS=scripted:harness_error`` makes a harness's runs end so.
+``TCAB_FAKE_STATUS=scripted:harness_error`` makes a harness's runs end so;
+``TCAB_FAKE_TOKENS=N`` makes each run record N input tokens.
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ def make_executors(root: Path) -> Executors:
                 "case_type": req.case.type, "variant": req.spec.variant, "harness": req.spec.harness,
                 "model": req.spec.model, "status": "completed", "artifact_digest": digest,
                 "run_dir": str(run_dir), "plan_digest": req.spec.entry_digest,
+                # TCAB_FAKE_TOKENS: the input tokens each run records (what a price table prices).
+                "tokens_input": int(os.environ.get("TCAB_FAKE_TOKENS", "0")) or None,
             }
             atomic.write_text(tmp / "run.json", json.dumps(record, indent=2))
         db = open_db(settings.results_db)
