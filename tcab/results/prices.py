@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcab.catalog.toml import read_toml
-from tcab.errors import InputError
+from tcab.errors import InputError, Problem
 
 #: The keys of one model's prices, each per million tokens.
 PRICE_KEYS = ("input", "output", "cache_read", "cache_write")
@@ -68,8 +68,7 @@ def load_prices(path: Path | str) -> PriceTable:
     """
     path = Path(path)
     source, data = read_toml(path)
-    if source.text:
-        _duplicates(source)
+    headers = _duplicates(source) if source.text else {}
     if data is None:
         raise InputError("\n".join(map(str, source.problems)))
     currency = data.get("currency", "USD")
@@ -83,26 +82,27 @@ def load_prices(path: Path | str) -> PriceTable:
     if not isinstance(models, dict):
         source.add("models", "expected tables [models.\"NAME\"]")
         models = {}
+    def problem(name: str, key: str, message: str) -> None:
+        line = _key_line(source.text, headers.get(name), key)
+        source.problems.append(Problem(source.display, message, key=f'[models."{name}"].{key}', line=line))
+
     for name, entry in models.items():
-        where = f'models."{name}"'
         if not isinstance(entry, dict):
-            source.add(name, f"expected a table [{where}] of prices", table="models")
+            source.add(name, f'expected a table [models."{name}"] of prices', table="models")
             continue
         values = {}
         for key, value in entry.items():
             if key not in PRICE_KEYS:
-                source.add(key, f"unknown key; expected one of {', '.join(PRICE_KEYS)}",
-                           table=where)
+                problem(name, key, f"unknown key; expected one of {', '.join(PRICE_KEYS)}")
             elif isinstance(value, bool) or not isinstance(value, int | float):
-                source.add(key, f"expected a price per million tokens (a number >= 0), "
-                                f"got {value!r}", table=where)
+                problem(name, key, f"expected a price per million tokens (a number >= 0), got {value!r}")
             elif not math.isfinite(value) or value < 0:
-                source.add(key, f"expected a finite price >= 0, got {value!r}", table=where)
+                problem(name, key, f"expected a finite price >= 0, got {value!r}")
             else:
                 values[key] = float(value)
         for key in _REQUIRED:
             if key not in entry:
-                source.add(key, "required", table=where)
+                problem(name, key, "required")
         if len(values) == len(entry) and all(k in values for k in _REQUIRED):
             table[name] = ModelPrice(**values)
     if source.problems:
@@ -110,9 +110,24 @@ def load_prices(path: Path | str) -> PriceTable:
     return PriceTable(source.display, currency, table, hashlib.sha256(source.text.encode()).hexdigest())
 
 
-def _duplicates(source) -> None:
-    """A model declared twice (two ``[models."X"]`` headers, quoted or bare):
-    tomli refuses the file too, but only as "cannot declare twice"."""
+def _key_line(text: str, header: int | None, key: str) -> int | None:
+    """The line of ``key`` in the table whose header is on line ``header``, else the header's."""
+    if header is None:
+        return None
+    lines = text.splitlines()
+    for number in range(header + 1, len(lines) + 1):
+        line = lines[number - 1]
+        if line.lstrip().startswith("["):
+            break
+        if re.match(rf'^\s*"?{re.escape(key)}"?\s*=', line):
+            return number
+    return header
+
+
+def _duplicates(source) -> dict[str, int]:
+    """The header line of each model; a model declared twice (two
+    ``[models."X"]`` headers, quoted or bare) is refused here: tomli refuses
+    the file too, but only as "cannot declare twice"."""
     seen: dict[str, int] = {}
     for number, line in enumerate(source.text.splitlines(), start=1):
         if m := _MODEL_HEADER.match(line):
@@ -121,6 +136,7 @@ def _duplicates(source) -> None:
                 raise InputError(f"{source.display}:{number}: models.\"{name}\": duplicate model "
                                  f"(first declared on line {seen[name]})")
             seen[name] = number
+    return seen
 
 
 __all__ = ["PRICE_KEYS", "ModelPrice", "PriceTable", "load_prices"]

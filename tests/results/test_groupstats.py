@@ -152,3 +152,12 @@ def test_csv_carries_the_interval(filled):
     header, *rows = result.output.splitlines()
     for field in ("measured", "successes", "success_rate", "success_low", "success_high", "pass_at_5"):
         assert field in header.split(",")
+
+
+def test_html_report_shows_success_and_the_mean_over_cases(filled, tmp_path):
+    out = tmp_path / "html"
+    result = _cli(filled, "--html", str(out))
+    assert result.exit_code == 0, result.output
+    page = (out / "index.html").read_text()
+    assert "success (95% CI)" in page and "4/5 80% [38%, 96%]" in page
+    assert 'data-table="across"' in page and "All cases" in page
