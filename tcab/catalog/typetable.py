@@ -127,10 +127,10 @@ def report_table(name: str):
     return getattr(importlib.import_module(module), attr)
 
 
-def success_query(name: str) -> str | None:
-    """The test type ``name``'s query of the run ids that succeeded
-    (``TestType.success_runs``), or None: also for a type no longer known."""
-    return get_type(name).success_runs if is_type(name) else None
+def success_rule(name: str):
+    """What counts as a success of the test type ``name``'s runs
+    (``TestType.success``, a :class:`SuccessRule`), or None: also for a type no longer known."""
+    return get_type(name).success if is_type(name) else None
 
 
 def report_table_keys() -> tuple[str, ...]:
@@ -139,4 +139,4 @@ def report_table_keys() -> tuple[str, ...]:
 
 
 __all__ = ["BUILTIN", "ENV", "extra_types", "get_type", "is_type", "refusal", "report_columns", "report_table",
-           "report_table_keys", "success_query", "type_names"]
+           "report_table_keys", "success_rule", "type_names"]

@@ -59,7 +59,7 @@ def report(settings: Settings, db_path: Path | None, case: str | None, variant: 
         report_columns,
         report_table,
         report_table_keys,
-        success_query,
+        success_rule,
     )
     from tcab.results.html import write_html
     from tcab.results.report import Filters, build_report, connect
@@ -84,7 +84,7 @@ def report(settings: Settings, db_path: Path | None, case: str | None, variant: 
     try:
         result = build_report(conn, Filters(case=case, variant=variant, harness=harness),
                               database=str(path), type_columns=report_columns, type_table=report_table,
-                              success_query=success_query)
+                              success_rule=success_rule)
         written = write_html(result, conn, html_dir, path.parent, settings.catalog_dir,
                                        export_replay=export_replay) if html_dir else None
     finally:

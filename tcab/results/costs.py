@@ -38,21 +38,23 @@ def price_runs(conn: sqlite3.Connection, prices: PriceTable, run_ids: Sequence[s
         where += f" AND r.id IN ({', '.join('?' * len(run_ids))})"
         params += list(run_ids)
     rows = conn.execute(
-        f"""SELECT r.id, r.model, r.plan_digest, coalesce(r.tokens_input, 0), coalesce(r.tokens_output, 0),
+        f"""SELECT r.id, r.case_slug, r.case_version, r.variant, r.harness, r.model, r.plan_digest,
+                   coalesce(r.tokens_input, 0), coalesce(r.tokens_output, 0),
                    coalesce(r.tokens_cache_read, 0), coalesce(r.tokens_cache_write, 0)
             FROM runs r LEFT JOIN run_costs c ON c.run_id = r.id {where}""", params).fetchall()
     out = []
-    for run_id, model, plan, t_in, t_out, t_read, t_write in rows:
+    for run_id, slug, version, variant, harness, model, plan, t_in, t_out, t_read, t_write in rows:
         price = prices.price_of(model)
+        group = (run_id, slug, version, variant, harness, model, prices.currency)
         if price is None:
             detail = "no model recorded" if model is None else f"no price for {model} in {prices.path}"
-            out.append((run_id, model, prices.currency, 0, None, plan, prices.digest, detail, now))
+            out.append((*group, 0, None, plan, prices.digest, detail, now))
         else:
-            out.append((run_id, model, prices.currency, 1, price.cost(t_in, t_out, t_read, t_write), plan,
-                        prices.digest, None, now))
+            out.append((*group, 1, price.cost(t_in, t_out, t_read, t_write), plan, prices.digest, None, now))
     with conn:
-        conn.executemany("INSERT OR REPLACE INTO run_costs (run_id, model, currency, priced, cost, plan_digest, "
-                         "prices_digest, detail, priced_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", out)
+        conn.executemany("INSERT OR REPLACE INTO run_costs (run_id, case_slug, case_version, variant, harness, model, "
+                         "currency, priced, cost, plan_digest, prices_digest, detail, priced_at) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", out)
     return len(out)
 
 
@@ -67,11 +69,11 @@ def group_costs(conn: sqlite3.Connection, where: str = "", params: Sequence = ()
     """The cost of each (case, version, variant, harness, model) that has priced runs.
 
     ``where``/``params`` restrict the runs (alias ``r``, as the report's filters)."""
-    # run_costs is the outer loop: one run lookup by primary key per priced run.
+    # run_costs carries each run's group: a scan of idx_run_costs_report, no run lookups.
     return {tuple(row[:5]): GroupCost(row[5], float(row[6]), int(row[7]), int(row[8])) for row in conn.execute(
-        f"""SELECT r.case_slug, r.case_version, r.variant, r.harness, r.model, max(c.currency),
-                   total(c.cost), total(c.priced = 1), total(c.priced = 0)
-            FROM run_costs c CROSS JOIN runs r ON r.id = c.run_id{where}
+        f"""SELECT r.case_slug, r.case_version, r.variant, r.harness, r.model, max(r.currency),
+                   total(r.cost), total(r.priced = 1), total(r.priced = 0)
+            FROM run_costs r{where}
             GROUP BY 1, 2, 3, 4, 5""", params)}
 
 

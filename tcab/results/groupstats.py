@@ -1,10 +1,11 @@
 """The report's statistics: per case × harness × model, across cases, and A against B.
 
-What counts as a success is the test type's (``TestType.success_runs``, an
-SQL query of the run ids that succeeded: a validated end-to-end build, a
-built controller, a regenerated asset, a correct performance engine); the
-results layer sits below the types, so the commands hand it down as a
-function of the type name (:func:`tcab.catalog.typetable.success_query`).
+What counts as a success is the test type's (``TestType.success``, a
+``SuccessRule``: a validated end-to-end build, a built controller, a
+regenerated asset, a correct performance engine), either a count the report
+makes anyway (``builds_ok``: no extra query) or an SQL query of the run ids
+that succeeded; the results layer sits below the types, so the commands hand
+it down as a function of the type name (:func:`tcab.catalog.typetable.success_rule`).
 Only runs that measured the harness count (``RunStatus.is_result``): an
 ``infrastructure``, ``canceled`` or ``internal_error`` run says nothing
 about the model, so it is neither a success nor a failure.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tcab.errors import InputError
 from tcab.outcomes import RunStatus
@@ -32,20 +34,15 @@ _MEASURED_SQL = "(" + ", ".join(f"'{s}'" for s in MEASURED) + ")"
 Key = tuple  # (case_slug, case_version, variant, harness, model)
 
 
-def success_counts(conn: sqlite3.Connection, case_types: Iterable[str],
-                   success_query: Callable[[str], str | None], where: str = "",
+def success_counts(conn: sqlite3.Connection, queries: Iterable[tuple[str, str]], where: str = "",
                    params: Sequence = ()) -> dict[Key, int]:
     """The measured runs that succeeded, per (case, version, variant, harness,
-    model), for every type of ``case_types`` that defines success (a type
-    without a query is absent: its groups show no success figure).
+    model), for each (case type, query of the run ids that succeeded) of ``queries``.
 
     ``where``/``params`` restrict the runs (alias ``r``, as the report's filters).
     """
     found: dict[Key, int] = {}
-    for case_type in sorted(set(case_types)):
-        query = success_query(case_type)
-        if query is None:
-            continue
+    for case_type, query in sorted(set(queries)):
         clause = (where + " AND" if where else " WHERE")
         # The type's successes are the outer loop (far fewer than runs): one
         # run lookup each by primary key, as the report's builds query does.
@@ -170,20 +167,21 @@ def compare(groups: Sequence, a: str, b: str) -> Comparison:
     return Comparison(a, b, cases, summary, len(per[0]) - len(both), len(per[1]) - len(both))
 
 
-def fill_statistics(conn: sqlite3.Connection, groups: dict, types: dict, success_query: Callable[[str], str | None],
+def fill_statistics(conn: sqlite3.Connection, groups: dict, types: dict, success_rule: Callable[[str], Any],
                     where: str, params: Sequence) -> tuple[AcrossCases, ...]:
     """Fill in each :class:`RunSummary` of ``groups`` (the report's
     (case, version, variant) -> {"runs": [...]} being built) with its
     statistics and cost, in place; return the across-cases means.
 
-    ``types`` maps (case, version) to its test type, as the report found it.
+    ``types`` maps (case, version) to its test type, as the report found it;
+    ``success_rule`` a type to its ``SuccessRule`` (or None).
     """
     import dataclasses
 
     from tcab.results.costs import group_costs
 
-    successes = success_counts(conn, {t for t in types.values() if t}, success_query, where, params)
-    defined = {t for t in types.values() if t and success_query(t) is not None}
+    rules = {t: rule for t in set(types.values()) if t and (rule := success_rule(t)) is not None}
+    successes = success_counts(conn, [(t, r.runs) for t, r in rules.items() if r.runs], where, params)
     reviews = review_means(conn, where, params)
     similarity = similarity_means(conn, where, params) if _has_table(conn, "check_scores") else {}
     costs = group_costs(conn, where, params) if _has_table(conn, "run_costs") else {}
@@ -194,9 +192,11 @@ def fill_statistics(conn: sqlite3.Connection, groups: dict, types: dict, success
         for s in parts["runs"]:
             full = (*key, s.harness, s.model)
             success = None
-            if case_type in defined:
+            rule = rules.get(case_type)
+            if rule is not None:
                 measured = sum(s.outcomes.get(status, 0) for status in MEASURED)
-                success = success_of(measured, min(successes.get(full, 0), measured))
+                won = getattr(s, rule.count) if rule.count else successes.get(full, 0)
+                success = success_of(measured, min(won, measured))
                 if success.rate is not None:
                     rates.setdefault((s.harness, s.model), []).append(success.rate.estimate)
             filled.append(dataclasses.replace(s, success=success, mean_similarity=similarity.get(full),

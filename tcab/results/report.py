@@ -206,7 +206,7 @@ def _connect(path: Path) -> sqlite3.Connection:
 def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), database: str = "",
                  type_columns: Callable[[str], tuple[str, ...]] = lambda case_type: (),
                  type_table: Callable[[str], Any] = lambda case_type: None,
-                 success_query: Callable[[str], str | None] = lambda case_type: None) -> Report:
+                 success_rule: Callable[[str], Any] = lambda case_type: None) -> Report:
     """Run every report query on ``conn`` and assemble the per-group report.
 
     ``type_columns`` gives the report columns a test type declares and
@@ -214,6 +214,8 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), databas
     :class:`tcab.results.columns.TypeTable`; the commands pass
     :func:`tcab.catalog.typetable.report_columns` and ``report_table``: the
     results layer sits below the test types and does not ask them itself).
+    ``success_rule`` gives what counts as a success of a type's runs (a
+    ``SuccessRule``, :func:`tcab.catalog.typetable.success_rule`): the statistics count it.
     """
     groups: dict[tuple[str, str, str], dict] = {}
 
@@ -249,7 +251,7 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), databas
 
     from tcab.results.groupstats import fill_statistics
 
-    across = fill_statistics(conn, groups, types, success_query, *_where(filters, "r", harness="r.harness"))
+    across = fill_statistics(conn, groups, types, success_rule, *_where(filters, "r", harness="r.harness"))
     reports = tuple(
         GroupReport(
             case_slug=key[0], case_version=key[1], variant=key[2], case_type=types.get(key[:2]),

@@ -563,13 +563,18 @@ _ASSET_REGENERATIONS = (
 
 # Issue 26: each run's cost from the operator's price table (one row per run,
 # replaced when it is priced again; ``cost`` NULL with ``priced`` 0 when the
-# run's model has no price: "no price", never $0), and the mean check
+# run's model has no price: "no price", never $0; the run's group is copied
+# so that the report's cost per group reads this table's index alone), and the mean check
 # similarity's inputs: one row per run and ``[[check]]`` (replaced with its
 # validation). Neither points at runs (runs is rebuilt by migrations, as 0005 did).
 _RUN_COSTS_AND_CHECK_SCORES = (
     """
     CREATE TABLE run_costs (
         run_id TEXT PRIMARY KEY,
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        harness TEXT NOT NULL,
         model TEXT,
         currency TEXT,
         priced INTEGER NOT NULL CHECK (priced IN (0, 1)),
@@ -579,7 +584,10 @@ _RUN_COSTS_AND_CHECK_SCORES = (
         detail TEXT,
         priced_at TEXT NOT NULL
     )""",
-    "CREATE INDEX idx_run_costs_plan ON run_costs (plan_digest, cost)",
+    "CREATE INDEX idx_run_costs_plan ON run_costs (plan_digest, cost, priced)",
+    # The report's cost per group: a scan of this index alone (no run lookups).
+    "CREATE INDEX idx_run_costs_report ON run_costs (case_slug, case_version, variant, harness, model, "
+    "currency, priced, cost)",
     """
     CREATE TABLE check_scores (
         run_id TEXT NOT NULL,
@@ -692,8 +700,8 @@ TABLES: dict[str, TableSpec] = {
             "detail regenerated_at",
             "run_id", "run_id case_slug case_version case_digest status version_mismatch flagged regenerated_at",
         ),
-        _spec("run_costs", "run_id model currency priced cost plan_digest prices_digest detail priced_at",
-              "run_id", "run_id priced priced_at"),
+        _spec("run_costs", "run_id case_slug case_version variant harness model currency priced cost plan_digest "
+              "prices_digest detail priced_at", "run_id", "run_id case_slug case_version variant harness priced priced_at"),
         _spec("check_scores", "run_id name seq view similarity detail", "run_id name", "run_id name seq"),
         _spec("asset_frames", "run_id frame seq ops divergence flagged image detail",
               "run_id frame", "run_id frame seq ops flagged"),

@@ -27,6 +27,7 @@ from tcab.testtypes import (
     ParsedSection,
     SectionInput,
     SeedingInput,
+    SuccessRule,
     TestType,
     reference_entries,
 )
@@ -60,7 +61,7 @@ class Adversarial(TestType):
     evaluate_command: ClassVar[str | None] = "build"
     report_columns: ClassVar[tuple[str, ...]] = ("builds",)
     # What counts as a success in the report's statistics (docs/results.md).
-    success_runs: ClassVar[str | None] = "SELECT source AS run_id FROM builds WHERE status = 'ok'"
+    success: ClassVar[SuccessRule | None] = SuccessRule(count="builds_ok")
 
     def parse_section(self, p: SectionInput) -> ParsedSection:
         return ParsedSection(AdversarialSection(**_parse(p.f, p.source, p.root)))

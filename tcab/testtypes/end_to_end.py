@@ -26,6 +26,7 @@ from tcab.testtypes import (
     ParsedSection,
     SectionInput,
     SeedingInput,
+    SuccessRule,
     TestType,
     reference_entries,
 )
@@ -57,7 +58,7 @@ class EndToEnd(TestType):
     evaluate_command: ClassVar[str | None] = "validate"
     report_columns: ClassVar[tuple[str, ...]] = ("validation", "typecheck")
     # What counts as a success in the report's statistics (docs/results.md).
-    success_runs: ClassVar[str | None] = "SELECT run_id FROM validations WHERE status = 'passed'"
+    success: ClassVar[SuccessRule | None] = SuccessRule(count="validations_passed")
     reviewed: ClassVar[bool] = True
     view_panel: ClassVar[str | None] = "tcab.testtypes.end_to_end_view:panel"
 

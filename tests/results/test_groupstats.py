@@ -8,7 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from tcab.catalog.typetable import success_query
+from tcab.catalog.typetable import success_rule
 from tcab.cli import _main, cli
 from tcab.results import record_build, record_run, record_validation
 from tcab.results.report import build_report, connect
@@ -51,7 +51,7 @@ def filled(db, db_path):
 def _report(path):
     conn = connect(path)
     try:
-        return build_report(conn, success_query=success_query)
+        return build_report(conn, success_rule=success_rule)
     finally:
         conn.close()
 
