@@ -128,7 +128,8 @@ def load_sweep(
     from tcab.tasks.budget import cost_gate
 
     costs = cost_gate(the_plan, [r.entry_digest for r in sweep.runs], env)
-    ctx = SweepContext.create(settings, sweep, catalog, executors, costs=costs)
+    ctx = SweepContext.create(settings, sweep, catalog, executors, costs=costs,
+                              progress=env.get("TCAB_PROGRESS", "1") != "0")
     groups(ctx)  # every type's after-run tasks load now: a broken one is a PlanError here
     return SweepTasks(ctx)
 

@@ -60,21 +60,46 @@ class SweepReporter(ConsoleReporter):
         self.ran = 0
         self.uptodate = 0
         self.failed = 0
+        from tcab.tasks.progressfeed import make_progress
+
+        self.progress = make_progress(self.ctx, self.outstream)
+
+    def write(self, text):
+        if self.progress is not None:
+            self.progress.clear()
+        super().write(text)
 
     def execute_task(self, task):
         if _has_actions(task):
             self.ran += 1
         super().execute_task(task)
+        if self.progress is not None and task.name.startswith("run:"):
+            self.progress.started()
 
     def skip_uptodate(self, task):
         if _has_actions(task):
             self.uptodate += 1
+        if self.progress is not None and task.name.startswith("run:"):
+            self.progress.up_to_date()
+
+    def add_success(self, task):
+        super().add_success(task)
+        if self.progress is not None and task.name.startswith("run:"):
+            from tcab.tasks.progressfeed import run_status
+
+            self.progress.finished(run_status(self.ctx, task.name))
 
     def add_failure(self, task, fail):
         self.failed += 1
         super().add_failure(task, fail)
+        if self.progress is not None and task.name.startswith("run:"):
+            from tcab.tasks.progress import failure_status
+
+            self.progress.finished(failure_status(str(fail.get_msg() if hasattr(fail, "get_msg") else fail)))
 
     def complete_run(self):
+        if self.progress is not None:
+            self.progress.close()
         super().complete_run()
         if self.ctx is not None:
             self.write("\n".join(summary_lines(self.ctx, self.ran - self.failed, self.uptodate, self.failed)) + "\n")
