@@ -7,6 +7,7 @@ import json
 import sqlite3
 
 import pytest
+from datasette import app as datasette_app
 
 from tcab.results import open_db, record_match, record_run, record_tournament
 from tcab.results.costs import price_runs
@@ -14,8 +15,6 @@ from tcab.results.datasette import METADATA
 from tcab.results.prices import load_prices
 from tests.results.test_groupstats import _fill
 from tests.support.results_rows import match_row, run_row, seat
-
-datasette_app = pytest.importorskip("datasette.app", reason="dev dependency: pip install -e .[dev]")
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from tcab.catalog.typetable import success_rule
 from tcab.cli import _main, cli
+from tcab.errors import ResultsError
 from tcab.results import record_build, record_run, record_validation
 from tcab.results.report import build_report, connect
 from tcab.results.stats import bootstrap_mean, paired, pass_at_k, wilson
@@ -99,6 +100,21 @@ def test_end_to_end_success_is_a_passed_validation(db, db_path):
                                "variant": "base", "status": status, "checks": [], "detail": ""})
     (s,) = _report(db_path).groups[0].runs
     assert (s.success.successes, s.success.measured) == (2, 3)
+
+
+def test_mean_similarity_and_review(db, db_path):
+    for i, sims in enumerate(([0.9, 0.7], [0.5, None])):
+        record_run(db, run_row(f"e{i}", case_slug="todo", case_type="end-to-end", harness="h"), [])
+        record_validation(db, {"run_id": f"e{i}", "case_slug": "todo", "case_version": "v1.0.0",
+                               "variant": "base", "status": "passed", "checks": [], "detail": "",
+                               "check_scores": [{"name": f"c{j}", "view": "home", "similarity": s}
+                                                for j, s in enumerate(sims)]})
+    (s,) = _report(db_path).groups[0].runs
+    assert s.mean_similarity == pytest.approx((0.9 + 0.7 + 0.5) / 3)
+    assert s.mean_review is None
+    with pytest.raises(ResultsError, match="check_scores.similarity"):
+        record_validation(db, {"run_id": "e0", "case_slug": "todo", "case_version": "v1.0.0", "variant": "base",
+                               "status": "passed", "check_scores": [{"name": "c", "similarity": 2.0}]})
 
 
 def _cli(path, *args):
