@@ -3,9 +3,13 @@ the line's setup from the context, and a finished run's recorded status."""
 
 from __future__ import annotations
 
+import time
 from typing import TextIO
 
 from tcab.tasks.progress import Progress
+
+#: How often the cost so far is read from results.db.
+SPENT_EVERY_S = 2.0
 
 
 def make_progress(ctx, stream: TextIO) -> Progress | None:
@@ -18,10 +22,15 @@ def make_progress(ctx, stream: TextIO) -> Progress | None:
         from tcab.results.costs import money
 
         gate, db = ctx.costs, ctx.settings.results_db
+        last: list = [-SPENT_EVERY_S, ""]
 
         def spent() -> str:
-            total, unpriced = gate.spent(db)
-            return money(total, gate.prices.currency) + (f" (+{unpriced} no price)" if unpriced else "")
+            # One query a few seconds at most: the line is redrawn on every event.
+            now = time.monotonic()
+            if now - last[0] >= SPENT_EVERY_S:
+                total, unpriced = gate.spent(db)
+                last[:] = [now, money(total, gate.prices.currency) + (f" (+{unpriced} no price)" if unpriced else "")]
+            return last[1]
     return Progress(len(ctx.sweep.runs), stream, live=live, **({"spent": spent} if spent else {}))
 
 
