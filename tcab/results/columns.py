@@ -132,37 +132,32 @@ def _plain(key: str, title: str, table: str, attr: str, text=_dash, **kw) -> Col
 
 
 def _success(s) -> str:
-    su = s.success
-    if su is None or su.rate is None:
+    if s.success_rate is None:
         return "—"
-    r = su.rate
-    return f"{su.successes}/{su.measured} {r.estimate:.0%} [{r.low:.0%}, {r.high:.0%}]"
-
-
-def _rate_field(part: str):
-    def get(s):
-        r = s.success.rate if s.success is not None else None
-        return None if r is None else getattr(r, part)
-    return get
+    return f"{s.successes}/{s.measured} {s.success_rate:.0%} [{s.success_low:.0%}, {s.success_high:.0%}]"
 
 
 def _pass_at(s) -> str:
-    at = s.success.pass_at if s.success is not None else {}
-    return "  ".join(f"@{k} {v:.2f}" for k, v in at.items() if k > 1) or "—"
-
-
-def _pass_field(k: int):
-    return lambda s: None if s.success is None else s.success.pass_at.get(k)
+    at = ((5, s.pass_at_5), (10, s.pass_at_10))
+    return "  ".join(f"@{k} {v:.2f}" for k, v in at if v is not None) or "—"
 
 
 def _cost(s) -> str:
-    from tcab.results.costs import cost_text
+    if s.unpriced_runs is None:
+        return "—"
+    if s.cost is None:
+        return "no price"
+    from tcab.results.costs import money
 
-    return cost_text(s.cost)
+    return money(s.cost, s.currency) + (f" (+{s.unpriced_runs} no price)" if s.unpriced_runs else "")
 
 
 def _share(v) -> str:
     return "—" if v is None else f"{v:.2f}"
+
+
+def _fields(*names: str) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
+    return tuple((name, _attr(name)) for name in names)
 
 
 COLUMNS: tuple[Column, ...] = (
@@ -201,15 +196,11 @@ COLUMNS: tuple[Column, ...] = (
     _plain("mean_duration_s", "mean time", "runs", "mean_duration_s", secs),
     _plain("total_duration_s", "total time", "runs", "total_duration_s", secs, shown=False),
     Column("success", "success (95% CI)", "runs", _success,
-           (("measured", lambda s: s.success.measured if s.success else None),
-            ("successes", lambda s: s.success.successes if s.success else None),
-            ("success_rate", _rate_field("estimate")), ("success_low", _rate_field("low")),
-            ("success_high", _rate_field("high"))),
-           when=lambda rows: any(s.success is not None for s in rows),
+           _fields("measured", "successes", "success_rate", "success_low", "success_high"),
+           when=lambda rows: any(s.measured is not None for s in rows),
            help="successes/runs that measured the harness, the rate and its Wilson 95% interval"),
-    Column("pass_at", "pass@k", "runs", _pass_at,
-           tuple((f"pass_at_{k}", _pass_field(k)) for k in (1, 5, 10)),
-           when=lambda rows: any(s.success is not None and len(s.success.pass_at) > 1 for s in rows),
+    Column("pass_at", "pass@k", "runs", _pass_at, _fields("pass_at_1", "pass_at_5", "pass_at_10"),
+           when=lambda rows: any(s.pass_at_5 is not None for s in rows),
            help="unbiased pass@k (chance that one of k runs succeeds), where there are >= k runs"),
     _plain("mean_similarity", "similarity", "runs", "mean_similarity", _share,
            when=lambda rows: any(s.mean_similarity is not None for s in rows),
@@ -217,11 +208,8 @@ COLUMNS: tuple[Column, ...] = (
     _plain("mean_review", "review", "runs", "mean_review", _share,
            when=lambda rows: any(s.mean_review is not None for s in rows),
            help="mean current human review score (items passed / all, by weight)"),
-    Column("cost", "cost", "runs", _cost,
-           (("cost", lambda s: s.cost.total if s.cost and s.cost.priced else None),
-            ("currency", lambda s: s.cost.currency if s.cost else None),
-            ("unpriced_runs", lambda s: s.cost.unpriced if s.cost else None)),
-           when=lambda rows: any(s.cost is not None for s in rows),
+    Column("cost", "cost", "runs", _cost, _fields("cost", "currency", "unpriced_runs"),
+           when=lambda rows: any(s.unpriced_runs is not None for s in rows),
            help="what its runs cost by the price table; \"no price\": its model has none"),
     # baselines: a baseline controller of the case version and its build (BaselineBuild)
     Column("baseline", "baseline", "baselines", lambda b: b.source.rsplit("/", 1)[-1],

@@ -58,13 +58,6 @@ def price_runs(conn: sqlite3.Connection, prices: PriceTable, run_ids: Sequence[s
     return len(out)
 
 
-def spent(conn: sqlite3.Connection, plan_digest: str) -> tuple[float, int]:
-    """The recorded cost of a plan's runs and how many of them have no price."""
-    row = conn.execute("SELECT total(cost), total(priced = 0) FROM run_costs WHERE plan_digest = ?",
-                       [plan_digest]).fetchone()
-    return float(row[0]), int(row[1])
-
-
 def group_costs(conn: sqlite3.Connection, where: str = "", params: Sequence = ()) -> dict[tuple, GroupCost]:
     """The cost of each (case, version, variant, harness, model) that has priced runs.
 
@@ -83,14 +76,4 @@ def money(value: float, currency: str | None) -> str:
     return f"${digits}" if currency in (None, "USD") else f"{digits} {currency}"
 
 
-def cost_text(cost: GroupCost | None) -> str:
-    """A group's cost cell: the priced total, "no price" when none of its runs has one."""
-    if cost is None:
-        return "—"
-    if not cost.priced:
-        return "no price"
-    text = money(cost.total, cost.currency)
-    return text + (f" (+{cost.unpriced} no price)" if cost.unpriced else "")
-
-
-__all__ = ["GroupCost", "cost_text", "group_costs", "money", "price_runs", "spent"]
+__all__ = ["GroupCost", "group_costs", "money", "price_runs"]

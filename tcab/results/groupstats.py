@@ -89,6 +89,22 @@ def success_of(measured: int, successes: int) -> Success:
     return Success(measured, successes, wilson(successes, measured), at)
 
 
+def summary_fields(success: Success) -> dict[str, Any]:
+    """The flat ``RunSummary`` fields of ``success`` (what CSV and JSON carry)."""
+    rate = success.rate
+    return {"measured": success.measured, "successes": success.successes,
+            "success_rate": rate.estimate if rate else None, "success_low": rate.low if rate else None,
+            "success_high": rate.high if rate else None,
+            **{f"pass_at_{k}": success.pass_at.get(k) for k in PASS_K}}
+
+
+def success_from(summary) -> Success | None:
+    """A ``RunSummary``'s success figures, or None where its type defines none."""
+    if summary.measured is None or summary.successes is None:
+        return None
+    return success_of(summary.measured, summary.successes)
+
+
 @dataclass(frozen=True, slots=True)
 class AcrossCases:
     """One harness and model over every case (version and variant) it has a success rate on."""
@@ -148,7 +164,8 @@ def compare(groups: Sequence, a: str, b: str) -> Comparison:
     per = ({}, {})
     for g in groups:
         for s in g.runs:
-            if s.success is None or s.success.rate is None:
+            success = success_from(s)
+            if success is None or success.rate is None:
                 continue
             for i, (harness, model) in enumerate(subjects):
                 if s.harness == harness and (model is None or s.model == model):
@@ -156,7 +173,7 @@ def compare(groups: Sequence, a: str, b: str) -> Comparison:
                     if key in per[i]:
                         raise InputError(f"--compare: {(a, b)[i]!r} names several models on "
                                          f"{key[0]} {key[1]} {key[2]}; name one as HARNESS/MODEL")
-                    per[i][key] = s.success
+                    per[i][key] = success
     for i, name in enumerate((a, b)):
         if not per[i]:
             raise InputError(f"--compare: no runs with a success figure for {name!r}")
@@ -187,20 +204,23 @@ def fill_statistics(conn: sqlite3.Connection, groups: dict, types: dict, success
     costs = group_costs(conn, where, params) if _has_table(conn, "run_costs") else {}
     rates: dict[tuple[str, str | None], list[float]] = {}
     for key, parts in groups.items():
-        case_type = types.get(key[:2])
+        rule = rules.get(types.get(key[:2]))
         filled = []
         for s in parts["runs"]:
             full = (*key, s.harness, s.model)
-            success = None
-            rule = rules.get(case_type)
+            values: dict[str, Any] = {"mean_similarity": similarity.get(full), "mean_review": reviews.get(full)}
             if rule is not None:
                 measured = sum(s.outcomes.get(status, 0) for status in MEASURED)
                 won = getattr(s, rule.count) if rule.count else successes.get(full, 0)
                 success = success_of(measured, min(won, measured))
+                values.update(summary_fields(success))
                 if success.rate is not None:
                     rates.setdefault((s.harness, s.model), []).append(success.rate.estimate)
-            filled.append(dataclasses.replace(s, success=success, mean_similarity=similarity.get(full),
-                                              mean_review=reviews.get(full), cost=costs.get(full)))
+            cost = costs.get(full)
+            if cost is not None:
+                values.update(cost=cost.total if cost.priced else None, currency=cost.currency,
+                              unpriced_runs=cost.unpriced)
+            filled.append(dataclasses.replace(s, **values))
         parts["runs"] = filled
     return across_cases(rates)
 
@@ -209,5 +229,5 @@ def _has_table(conn: sqlite3.Connection, name: str) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]).fetchone() is not None
 
 
-__all__ = ["fill_statistics", "MEASURED", "PASS_K", "AcrossCases", "CaseDifference", "Comparison", "Success", "across_cases",
+__all__ = ["fill_statistics", "success_from", "summary_fields", "MEASURED", "PASS_K", "AcrossCases", "CaseDifference", "Comparison", "Success", "across_cases",
            "compare", "parse_subject", "review_means", "similarity_means", "success_counts", "success_of"]

@@ -193,7 +193,7 @@ def _across(report: Report) -> str:
             "bootstrap 95% interval over cases</p>" + _table(
                 ["harness", "model", "cases", "mean success (95% CI)"],
                 [[escape(a.harness), escape(a.model or "—"), str(a.cases), cell(a.mean)] for a in report.across],
-                left=2, key="across"))
+                left=2))
 
 
 def _group(group: GroupReport, conn: sqlite3.Connection, linker: _Linker) -> str:

@@ -54,10 +54,20 @@ class RunSummary:
     fuel_median: int | None = None  # the median total fuel of the correct runs
     efficiency: float | None = None  # the case version's best correct run's fuel / fuel_best (1.0: the best)
     # Statistics (tcab.results.groupstats): None where the test type defines no success.
-    success: Any = None                  # groupstats.Success: measured runs, Wilson interval, pass@k
+    measured: int | None = None          # runs that measured the harness (not infrastructure, canceled, bug)
+    successes: int | None = None         # ... that succeeded by the test type's rule
+    success_rate: float | None = None    # successes / measured
+    success_low: float | None = None     # its Wilson 95% interval
+    success_high: float | None = None
+    pass_at_1: float | None = None       # unbiased pass@k, where measured >= k
+    pass_at_5: float | None = None
+    pass_at_10: float | None = None
     mean_similarity: float | None = None  # the mean [[check]] similarity of its runs (check_scores)
     mean_review: float | None = None     # the mean current review score / max score
-    cost: Any = None                     # costs.GroupCost: what its runs cost, and how many have no price
+    # Cost (tcab.results.costs): None until a run of it is priced.
+    cost: float | None = None            # the priced runs' total; None: none has a price
+    currency: str | None = None
+    unpriced_runs: int | None = None     # runs whose model has no price; None: never priced
 
 
 @dataclass(frozen=True, slots=True)
