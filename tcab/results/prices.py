@@ -21,11 +21,13 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from tcab.catalog.toml import read_toml
+import tomli
+
 from tcab.errors import InputError, Problem
+from tcab.reading import read_bytes
 
 #: The keys of one model's prices, each per million tokens.
 PRICE_KEYS = ("input", "output", "cache_read", "cache_write")
@@ -61,34 +63,93 @@ class PriceTable:
         return None if model is None else self.models.get(model)
 
 
+#: A price table larger than this is refused (a table of a few hundred models is a few KiB).
+MAX_BYTES = 1 << 20
+
+
+@dataclass
+class _Source:
+    display: str
+    text: str = ""
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, key: str | None, message: str, line: int | None = None) -> None:
+        self.problems.append(Problem(self.display, message, key=key, line=line))
+
+    def fail(self) -> InputError:
+        return InputError("\n".join(map(str, self.problems)))
+
+
+def _read(path: Path) -> tuple[_Source, dict | None]:
+    """The file's text and table, or a problem (unreadable, not a regular file, too large, not TOML)."""
+    source = _Source(str(path))
+    try:
+        raw = read_bytes(path, MAX_BYTES, what="price table")
+    except OSError as exc:  # ReadRefused too: a FIFO, a device, over MAX_BYTES
+        source.add(None, f"cannot read the price table: {exc.strerror or exc}")
+        return source, None
+    if b"\x00" in raw:
+        source.add(None, "not a TOML file: it contains NUL bytes")
+        return source, None
+    try:
+        source.text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        source.add(None, f"not a TOML file: invalid UTF-8 at byte {exc.start}")
+        return source, None
+    if not source.text.strip():
+        source.add(None, "empty file: expected a price table")
+        return source, None
+    return source, _parse(source)
+
+
+def _parse(source: _Source) -> dict | None:
+    _duplicates(source)
+    try:
+        return tomli.loads(source.text)
+    except tomli.TOMLDecodeError as exc:
+        source.add(None, f"invalid TOML: {getattr(exc, 'msg', None) or exc}", getattr(exc, "lineno", None))
+        return None
+
+
+def _top_line(text: str, key: str) -> int | None:
+    """The line of a top-level ``key`` (before the first table header)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith("["):
+            return None
+        if re.match(rf"^\s*{re.escape(key)}\s*=", line):
+            return number
+    return None
+
+
 def load_prices(path: Path | str) -> PriceTable:
-    """Read and check the price table at ``path``.
+    """Read and check the price table at ``path`` (at most MAX_BYTES).
 
     Raises InputError listing every problem as ``file:line: key: message``.
     """
     path = Path(path)
-    source, data = read_toml(path)
-    headers = _duplicates(source) if source.text else {}
+    source, data = _read(path)
     if data is None:
-        raise InputError("\n".join(map(str, source.problems)))
-    currency = data.get("currency", "USD")
+        raise source.fail()
+    headers = _duplicates(source)
     for key in data:
         if key not in _TOP_KEYS:
-            source.add(key, f"unknown key; expected one of {', '.join(_TOP_KEYS)}")
+            source.add(key, f"unknown key; expected one of {', '.join(_TOP_KEYS)}", _top_line(source.text, key))
+    currency = data.get("currency", "USD")
     if not isinstance(currency, str) or not re.fullmatch(r"[A-Z]{3}", currency):
-        source.add("currency", f"expected a three-letter currency code such as \"USD\", got {currency!r}")
+        source.add("currency", f"expected a three-letter currency code such as \"USD\", got {currency!r}",
+                   _top_line(source.text, "currency"))
     models = data.get("models", {})
     table: dict[str, ModelPrice] = {}
     if not isinstance(models, dict):
-        source.add("models", "expected tables [models.\"NAME\"]")
+        source.add("models", "expected tables [models.\"NAME\"]", _top_line(source.text, "models"))
         models = {}
+
     def problem(name: str, key: str, message: str) -> None:
-        line = _key_line(source.text, headers.get(name), key)
-        source.problems.append(Problem(source.display, message, key=f'[models."{name}"].{key}', line=line))
+        source.add(f'[models."{name}"].{key}', message, _key_line(source.text, headers.get(name), key))
 
     for name, entry in models.items():
         if not isinstance(entry, dict):
-            source.add(name, f'expected a table [models."{name}"] of prices', table="models")
+            source.add(f'models."{name}"', "expected a table of prices", headers.get(name))
             continue
         values = {}
         for key, value in entry.items():
@@ -106,7 +167,7 @@ def load_prices(path: Path | str) -> PriceTable:
         if len(values) == len(entry) and all(k in values for k in _REQUIRED):
             table[name] = ModelPrice(**values)
     if source.problems:
-        raise InputError("\n".join(map(str, source.problems)))
+        raise source.fail()
     return PriceTable(source.display, currency, table, hashlib.sha256(source.text.encode()).hexdigest())
 
 

@@ -1,34 +1,16 @@
-"""The statistics in the terminal: the mean over cases, and ``--compare A B``."""
+"""``tcab report --compare A B`` in the terminal (the mean over cases is :mod:`tcab.results.terminal`'s)."""
 
 from __future__ import annotations
 
 from rich.console import Console
 from rich.text import Text
 
-from tcab.results.groupstats import AcrossCases, Comparison
+from tcab.results.groupstats import Comparison
 from tcab.results.terminal import Grid
-
-
-def _interval(i) -> str:
-    return "—" if i is None else f"{i.estimate:.0%} [{i.low:.0%}, {i.high:.0%}]"
 
 
 def _signed(i) -> str:
     return "—" if i is None else f"{i.estimate:+.1%} [{i.low:+.1%}, {i.high:+.1%}]"
-
-
-def across_grid(across: tuple[AcrossCases, ...]) -> Grid:
-    grid = Grid("Success across cases · mean of the per-case rates, bootstrap 95% over cases",
-                [("harness", "left"), ("model", "left"), ("cases", "right"), ("mean success (95% CI)", "right")])
-    for a in across:
-        grid.add_row(a.harness, a.model or "—", f"{a.cases:,}", _interval(a.mean))
-    return grid
-
-
-def print_across(console: Console, across: tuple[AcrossCases, ...]) -> None:
-    if across:
-        console.rule(Text("All cases", style="bold"))
-        console.print(across_grid(across).render())
 
 
 def print_comparison(comparison: Comparison, console: Console | None = None) -> None:
@@ -54,4 +36,4 @@ def print_comparison(comparison: Comparison, console: Console | None = None) -> 
         console.print(Text(f"left out: {c.only_a} case(s) only {c.a} ran, {c.only_b} only {c.b} ran", style="dim"))
 
 
-__all__ = ["across_grid", "print_across", "print_comparison"]
+__all__ = ["print_comparison"]

@@ -32,8 +32,6 @@ def print_report(report: Report, console: Console | None = None) -> None:
     for group in report.groups:
         _group(console, group)
     if report.across:
-        from tcab.results.statsview import print_across
-
         print_across(console, report.across)
 
 
@@ -91,3 +89,23 @@ def _cell(column, row) -> Text | str:
     text = column.text(row)
     style = _STYLE[column.tone(row)] if column.tone else ""
     return Text(text, style=style) if style else text
+
+
+def interval_text(i) -> str:
+    """An estimate and its interval as percentages: ``80% [55%, 100%]``."""
+    return "—" if i is None else f"{i.estimate:.0%} [{i.low:.0%}, {i.high:.0%}]"
+
+
+def across_grid(across) -> Grid:
+    grid = Grid("Success across cases · mean of the per-case rates, bootstrap 95% over cases",
+                [("harness", "left"), ("model", "left"), ("cases", "right"), ("mean success (95% CI)", "right")])
+    for a in across:
+        grid.add_row(a.harness, a.model or "—", f"{a.cases:,}", interval_text(a.mean))
+    return grid
+
+
+def print_across(console: Console, across) -> None:
+    """Each harness and model's mean success over cases (``Report.across``), best first."""
+    if across:
+        console.rule(Text("All cases", style="bold"))
+        console.print(across_grid(across).render())

@@ -77,6 +77,15 @@ def test_unreadable_tables(tmp_path, content):
         load_prices(path)
 
 
+@pytest.mark.parametrize("where", ["/dev/zero", "missing.toml", "huge.toml"])
+def test_a_table_that_cannot_be_read(tmp_path, where):
+    path = tmp_path / where if not where.startswith("/") else where
+    if where == "huge.toml":
+        path.write_text("# " + "x" * (2 << 20))
+    with pytest.raises(InputError, match="cannot read the price table"):
+        load_prices(path)
+
+
 def _runs(db):
     record_run(db, run_row("a", harness="claude", model="sonnet", tokens_input=1_000_000, tokens_output=100_000), [])
     record_run(db, run_row("b", harness="claude", model="sonnet", tokens_input=2_000_000, tokens_output=0), [])
