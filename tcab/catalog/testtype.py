@@ -23,6 +23,9 @@ class attributes and methods:
 - ``report_columns``: the keys of its report columns (``tcab.results.columns``),
   and ``report_table``: ``"module:object"`` of a ``TypeTable``, a table of
   its own in every group of its cases (its columns and the query of its rows);
+- ``success``: what counts as a success of its runs in the report's
+  statistics (:class:`SuccessRule`; None: the type defines no success, its
+  groups show none);
 - ``reviewed`` and :meth:`review_material`: what a reviewer grades;
 - ``view_panel``: ``"module:function"`` of its panel in ``tcab view``;
 - :meth:`watch_setup`: what a watched run's workspace gets so that the run's
@@ -49,6 +52,17 @@ if TYPE_CHECKING:
     from tcab.catalog.review import Scope
     from tcab.catalog.variants import Declared
     from tcab.seeding.plan import SeedEntry
+
+
+@dataclass(frozen=True, slots=True)
+class SuccessRule:
+    """Which runs of a type succeeded, for the report's statistics: ``count``
+    names the report's own per-group count (a ``RunSummary`` field such as
+    ``builds_ok``: free, the report computes it anyway), else ``runs`` is an
+    SQL query of one column ``run_id`` listing the runs that succeeded."""
+
+    count: str | None = None
+    runs: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +146,7 @@ class TestType:
     evaluate_command: ClassVar[str | None] = None
     report_columns: ClassVar[tuple[str, ...]] = ()
     report_table: ClassVar[str | None] = None
+    success: ClassVar[SuccessRule | None] = None
     reviewed: ClassVar[bool] = False
     view_panel: ClassVar[str | None] = None
     review_item_keys: ClassVar[tuple[str, ...]] = ()

@@ -127,10 +127,16 @@ def report_table(name: str):
     return getattr(importlib.import_module(module), attr)
 
 
+def success_rule(name: str):
+    """What counts as a success of the test type ``name``'s runs
+    (``TestType.success``, a :class:`SuccessRule`), or None: also for a type no longer known."""
+    return get_type(name).success if is_type(name) else None
+
+
 def report_table_keys() -> tuple[str, ...]:
     """The keys of every known type's own report table (``tcab report --table``)."""
     return tuple(t.key for t in (report_table(n) for n in type_names()) if t is not None)
 
 
 __all__ = ["BUILTIN", "ENV", "extra_types", "get_type", "is_type", "refusal", "report_columns", "report_table",
-           "report_table_keys", "type_names"]
+           "report_table_keys", "success_rule", "type_names"]

@@ -95,6 +95,8 @@ class Plan:
     watch: bool = False  # watch every run live unless its matrix says otherwise
     concurrency: Concurrency = Concurrency()  # caps per harness, model, secret (tcab.plan.throttle)
     retries: RetryPolicy = RetryPolicy()  # infrastructure runs retried inside the sweep
+    prices: Path | None = None  # the price table (tcab.results.prices), else $TCAB_PRICES
+    budget: float | None = None  # no new run starts once the sweep's recorded cost reaches it
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,8 +97,36 @@ SCHEMA = sy.Map(
             sy.Optional("infrastructure", default=0): _Int(),
             sy.Optional("backoff_s", default=DEFAULT_BACKOFF_S): _Int(),
         }),
+        # Cost (docs/sweeps.md, "Cost and budget"): the price table, and the
+        # spend at which no new run starts.
+        sy.Optional("prices"): sy.Str(),
+        sy.Optional("budget"): sy.Str(),
     }
 )
+
+
+def _budget(path: Path, node: sy.YAML | None) -> float | None:
+    """The plan's ``budget``: a positive finite amount (NaN, inf, 0, negative and words are refused)."""
+    if node is None:
+        return None
+    import math
+
+    try:
+        value = float(node.data.replace("_", ""))
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0 or value > 1e12:
+        raise _fail(path, node, "budget", f"expected a positive amount such as 25 or 12.50, got {node.data!r}")
+    return value
+
+
+def _prices(path: Path, node: sy.YAML | None) -> Path | None:
+    """The plan's ``prices`` file, relative to the plan's folder."""
+    if node is None:
+        return None
+    if not node.data.strip():
+        raise _fail(path, node, "prices", "expected the path of a price table (TOML)")
+    return (path.parent / node.data).resolve()
 
 
 def _key_at(text: str, line0: int) -> str | None:
@@ -297,6 +325,8 @@ def _plan(path: Path, doc: sy.YAML, limits: PlanLimits) -> Plan:
         watch=doc["watch"].data,
         concurrency=parse_concurrency(path, _opt(doc, "concurrency"), _fail),
         retries=parse_retries(path, _opt(doc, "retries"), _fail),
+        prices=_prices(path, _opt(doc, "prices")),
+        budget=_budget(path, _opt(doc, "budget")),
     )
 
 

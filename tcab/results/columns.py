@@ -131,6 +131,35 @@ def _plain(key: str, title: str, table: str, attr: str, text=_dash, **kw) -> Col
     return Column(key, title, table, lambda row: text(get(row)), ((attr, get),), **kw)
 
 
+def _success(s) -> str:
+    if s.success_rate is None:
+        return "—"
+    return f"{s.successes}/{s.measured} {s.success_rate:.0%} [{s.success_low:.0%}, {s.success_high:.0%}]"
+
+
+def _pass_at(s) -> str:
+    at = ((5, s.pass_at_5), (10, s.pass_at_10))
+    return "  ".join(f"@{k} {v:.2f}" for k, v in at if v is not None) or "—"
+
+
+def _cost(s) -> str:
+    if s.unpriced_runs is None:
+        return "—"
+    if s.cost is None:
+        return "no price"
+    from tcab.results.costs import money
+
+    return money(s.cost, s.currency) + (f" (+{s.unpriced_runs} no price)" if s.unpriced_runs else "")
+
+
+def _share(v) -> str:
+    return "—" if v is None else f"{v:.2f}"
+
+
+def _fields(*names: str) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
+    return tuple((name, _attr(name)) for name in names)
+
+
 COLUMNS: tuple[Column, ...] = (
     # runs: one harness and model on one case version and variant (RunSummary)
     _plain("harness", "harness", "runs", "harness", align="left"),
@@ -166,6 +195,22 @@ COLUMNS: tuple[Column, ...] = (
     _plain("tokens_cache_write", "cache write", "runs", "tokens_cache_write", tokens, shown=False),
     _plain("mean_duration_s", "mean time", "runs", "mean_duration_s", secs),
     _plain("total_duration_s", "total time", "runs", "total_duration_s", secs, shown=False),
+    Column("success", "success (95% CI)", "runs", _success,
+           _fields("measured", "successes", "success_rate", "success_low", "success_high"),
+           when=lambda rows: any(s.measured is not None for s in rows),
+           help="successes/runs that measured the harness, the rate and its Wilson 95% interval"),
+    Column("pass_at", "pass@k", "runs", _pass_at, _fields("pass_at_1", "pass_at_5", "pass_at_10"),
+           when=lambda rows: any(s.pass_at_5 is not None for s in rows),
+           help="unbiased pass@k (chance that one of k runs succeeds), where there are >= k runs"),
+    _plain("mean_similarity", "similarity", "runs", "mean_similarity", _share,
+           when=lambda rows: any(s.mean_similarity is not None for s in rows),
+           help="mean [[check]] similarity of its validated runs (1: identical to the reference)"),
+    _plain("mean_review", "review", "runs", "mean_review", _share,
+           when=lambda rows: any(s.mean_review is not None for s in rows),
+           help="mean current human review score (items passed / all, by weight)"),
+    Column("cost", "cost", "runs", _cost, _fields("cost", "currency", "unpriced_runs"),
+           when=lambda rows: any(s.unpriced_runs is not None for s in rows),
+           help="what its runs cost by the price table; \"no price\": its model has none"),
     # baselines: a baseline controller of the case version and its build (BaselineBuild)
     Column("baseline", "baseline", "baselines", lambda b: b.source.rsplit("/", 1)[-1],
            (("source", _attr("source")),), align="left"),

@@ -25,6 +25,11 @@ def report_json(report: Report) -> str:
     return json.dumps(_plain(report), indent=2)
 
 
+def to_json(value) -> str:
+    """Any report dataclass (a comparison, say) as indented JSON."""
+    return json.dumps(_plain(value), indent=2)
+
+
 def _plain(value):
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
@@ -32,7 +37,7 @@ def _plain(value):
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {str(k): _plain(v) for k, v in value.items()}
     return value
 
 

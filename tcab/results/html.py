@@ -66,6 +66,8 @@ def write_html(report: Report, conn: sqlite3.Connection, out_dir: Path | str,
     body.append(_toc(report))
     for group in report.groups:
         body.append(_group(group, conn, linker))
+    if report.across:
+        body.append(_across(report))
     page = ("<!doctype html><html lang=en><head><meta charset=utf-8>"
             f'<meta http-equiv="Content-Security-Policy" content="{REPORT_CSP}">'
             "<meta name=viewport content='width=device-width,initial-scale=1'>"
@@ -180,6 +182,18 @@ def _typecheck_cell(status: str | None) -> str:
 
 def _link(href: str | None, text: str) -> str:
     return f'<a href="{escape(href)}">{escape(text)}</a>' if href else escape(text)
+
+
+def _across(report: Report) -> str:
+    """Each harness and model's mean success over cases, with its bootstrap interval."""
+    def cell(i) -> str:
+        return "—" if i is None else f"{i.estimate:.0%} [{i.low:.0%}, {i.high:.0%}]"
+
+    return ('<h2 id="across">All cases</h2><p class=muted>Mean of the per-case success rates, '
+            "bootstrap 95% interval over cases</p>" + _table(
+                ["harness", "model", "cases", "mean success (95% CI)"],
+                [[escape(a.harness), escape(a.model or "—"), str(a.cases), cell(a.mean)] for a in report.across],
+                left=2))
 
 
 def _group(group: GroupReport, conn: sqlite3.Connection, linker: _Linker) -> str:

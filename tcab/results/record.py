@@ -133,22 +133,31 @@ def record_validation(db: sqlite_utils.Database, validation: Mapping[str, Any]) 
     replace the run's previous ones in the same transaction. ``proofs``
     (optional: the proofs found in the run's tree, dicts with ``id``, ``name``,
     ``dest``, ``kind``, ``status``, ``size``, ``sha256``, ``detail``) replace
-    the run's rows of the ``proofs`` table.
+    the run's rows of the ``proofs`` table. ``check_scores`` (optional: the
+    case's ``[[check]]`` results, dicts with ``name``, ``view``, ``similarity``,
+    ``detail``) replace the run's rows of ``check_scores`` (the report's mean similarity).
     Raises ResultsError for an unknown or missing key or an unknown status.
     """
     if not isinstance(validation, Mapping):
         raise ResultsError(f"validations: expected a dict, got {type(validation).__name__}")
     proofs = validation.get("proofs")
-    row = _row("validations", {k: v for k, v in validation.items() if k not in ("toolchain", "proofs")})
+    scores = validation.get("check_scores")
+    row = _row("validations", {k: v for k, v in validation.items()
+                               if k not in ("toolchain", "proofs", "check_scores")})
     _check_choice("validations", "status", row["status"], VALIDATION_STATUSES)
     tools = _toolchain_rows(row["run_id"], validation.get("toolchain") or ())
     proof_rows = _proof_rows(row["run_id"], proofs)
+    score_rows = _check_score_rows(row["run_id"], scores)
     with write_transaction(db):
         _upsert(db, "validations", row)
         if tools or db["toolchain_results"].exists():  # a caller may hold a pre-0008 database
             db.execute("DELETE FROM toolchain_results WHERE run_id = ?", [row["run_id"]])
         for tool in tools:
             _upsert(db, "toolchain_results", tool)
+        if scores is not None and db["check_scores"].exists():  # a caller may hold a pre-0014 database
+            db.execute("DELETE FROM check_scores WHERE run_id = ?", [row["run_id"]])
+            for score_row in score_rows:
+                _upsert(db, "check_scores", score_row)
         if proofs is not None:
             db.execute("DELETE FROM proofs WHERE run_id = ?", [row["run_id"]])
             for proof_row in proof_rows:
@@ -177,6 +186,25 @@ def _toolchain_rows(run_id: str, tools: Sequence[Mapping[str, Any]]) -> list[dic
         r["gates"] = int(r["name"] == "typecheck" and r["status"] == "failed")
         rows.append(r)
     _check_unique("toolchain_results", rows, ("name",))
+    return rows
+
+
+def _check_score_rows(run_id: str, scores: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
+    """``check_scores`` rows from the validation's ``[[check]]`` results (name, view, similarity, detail)."""
+    if scores is None:
+        return []
+    if isinstance(scores, str | bytes) or not isinstance(scores, Sequence):
+        raise ResultsError(f"validations.check_scores: expected a list, got {type(scores).__name__}")
+    rows = []
+    for seq, score in enumerate(scores):
+        if not isinstance(score, Mapping):
+            raise ResultsError(f"check_scores: expected a dict, got {type(score).__name__}")
+        rows.append(_row("check_scores", {**score, "run_id": run_id, "seq": seq}))
+        value = rows[-1].get("similarity")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
+                                  or not -1 <= value <= 1):
+            raise ResultsError(f"check_scores.similarity: expected a number from -1 to 1, got {value!r}")
+    _check_unique("check_scores", rows, ("name",))
     return rows
 
 

@@ -54,6 +54,21 @@ class RunSummary:
     fuel_best: int | None = None    # the least total fuel of a correct run
     fuel_median: int | None = None  # the median total fuel of the correct runs
     efficiency: float | None = None  # the case version's best correct run's fuel / fuel_best (1.0: the best)
+    # Statistics (tcab.results.groupstats): None where the test type defines no success.
+    measured: int | None = None          # runs that measured the harness (not infrastructure, canceled, bug)
+    successes: int | None = None         # ... that succeeded by the test type's rule
+    success_rate: float | None = None    # successes / measured
+    success_low: float | None = None     # its Wilson 95% interval
+    success_high: float | None = None
+    pass_at_1: float | None = None       # unbiased pass@k, where measured >= k
+    pass_at_5: float | None = None
+    pass_at_10: float | None = None
+    mean_similarity: float | None = None  # the mean [[check]] similarity of its runs (check_scores)
+    mean_review: float | None = None     # the mean current review score / max score
+    # Cost (tcab.results.costs): None until a run of it is priced.
+    cost: float | None = None            # the priced runs' total; None: none has a price
+    currency: str | None = None
+    unpriced_runs: int | None = None     # runs whose model has no price; None: never priced
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +196,7 @@ class Report:
     #: Plan entries a sweep tried more than once (tcab.results.attempts): entry,
     #: attempts, each attempt's status, the last status and its detail.
     retried: tuple[dict, ...] = field(default=())
+    across: tuple = ()  # groupstats.AcrossCases: each harness and model's mean success over cases
 
 
 def connect(path: Path | str) -> sqlite3.Connection:
@@ -220,7 +236,8 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), database: str = "",
                  type_columns: Callable[[str], tuple[str, ...]] = lambda case_type: (),
-                 type_table: Callable[[str], Any] = lambda case_type: None) -> Report:
+                 type_table: Callable[[str], Any] = lambda case_type: None,
+                 success_rule: Callable[[str], Any] = lambda case_type: None) -> Report:
     """Run every report query on ``conn`` and assemble the per-group report.
 
     ``type_columns`` gives the report columns a test type declares and
@@ -228,6 +245,8 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), databas
     :class:`tcab.results.columns.TypeTable`; the commands pass
     :func:`tcab.catalog.typetable.report_columns` and ``report_table``: the
     results layer sits below the test types and does not ask them itself).
+    ``success_rule`` gives what counts as a success of a type's runs (a
+    ``SuccessRule``, :func:`tcab.catalog.typetable.success_rule`): the statistics count it.
     """
     groups: dict[tuple[str, str, str], dict] = {}
 
@@ -264,6 +283,9 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), databas
             return ()
         return (TypeRows(table.key, table.title, table.columns, tuple(table.rows(conn, key, filters))),)
 
+    from tcab.results.groupstats import fill_statistics
+
+    across = fill_statistics(conn, groups, types, success_rule, *_where(filters, "r", harness="r.harness"))
     reports = tuple(
         GroupReport(
             case_slug=key[0], case_version=key[1], variant=key[2], case_type=types.get(key[:2]),
@@ -280,7 +302,7 @@ def build_report(conn: sqlite3.Connection, filters: Filters = Filters(), databas
         for table in ("runs", "builds", "validations", "matches", "tournaments")
     }
     return Report(database=database, schema_version=SCHEMA_VERSION, totals=totals, groups=reports,
-                  retried=tuple(_retried(conn, filters)))
+                  retried=tuple(_retried(conn, filters)), across=across)
 
 
 def _retried(conn: sqlite3.Connection, filters: Filters) -> list[dict]:

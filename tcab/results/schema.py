@@ -621,6 +621,45 @@ _RUN_ATTEMPTS = (
     "CREATE INDEX idx_run_attempts_run ON run_attempts (run_id)",
 )
 
+# Issue 26: each run's cost from the operator's price table (one row per run,
+# replaced when it is priced again; ``cost`` NULL with ``priced`` 0 when the
+# run's model has no price: "no price", never $0; the run's group is copied
+# so that the report's cost per group reads this table's index alone), and the mean check
+# similarity's inputs: one row per run and ``[[check]]`` (replaced with its
+# validation). Neither points at runs (runs is rebuilt by migrations, as 0005 did).
+_RUN_COSTS_AND_CHECK_SCORES = (
+    """
+    CREATE TABLE run_costs (
+        run_id TEXT PRIMARY KEY,
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        harness TEXT NOT NULL,
+        model TEXT,
+        currency TEXT,
+        priced INTEGER NOT NULL CHECK (priced IN (0, 1)),
+        cost REAL CHECK (cost IS NULL OR cost >= 0),
+        plan_digest TEXT,
+        prices_digest TEXT,
+        detail TEXT,
+        priced_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX idx_run_costs_plan ON run_costs (plan_digest, cost, priced)",
+    # The report's cost per group: a scan of this index alone (no run lookups).
+    "CREATE INDEX idx_run_costs_report ON run_costs (case_slug, case_version, variant, harness, model, "
+    "currency, priced, cost)",
+    """
+    CREATE TABLE check_scores (
+        run_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        view TEXT,
+        similarity REAL CHECK (similarity IS NULL OR (similarity >= -1 AND similarity <= 1)),
+        detail TEXT,
+        PRIMARY KEY (run_id, name)
+    )""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
@@ -635,6 +674,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0011_asset_regenerations", _ASSET_REGENERATIONS),
     Migration("0012_review_categories", _REVIEW_CATEGORIES),
     Migration("0013_run_attempts", _RUN_ATTEMPTS),
+    Migration("0014_run_costs_and_check_scores", _RUN_COSTS_AND_CHECK_SCORES),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -722,6 +762,9 @@ TABLES: dict[str, TableSpec] = {
             "detail regenerated_at",
             "run_id", "run_id case_slug case_version case_digest status version_mismatch flagged regenerated_at",
         ),
+        _spec("run_costs", "run_id case_slug case_version variant harness model currency priced cost plan_digest "
+              "prices_digest detail priced_at", "run_id", "run_id case_slug case_version variant harness priced priced_at"),
+        _spec("check_scores", "run_id name seq view similarity detail", "run_id name", "run_id name seq"),
         _spec("asset_frames", "run_id frame seq ops divergence flagged image detail",
               "run_id frame", "run_id frame seq ops flagged"),
         _spec("run_attempts", "entry attempt run_id status detail recorded_at",

@@ -43,6 +43,8 @@ def _retried(console: Console, retried) -> None:
     for item in retried:
         grid.add_row(item["entry"], str(item["attempts"]), " → ".join(item["statuses"]), item["detail"][:80])
     console.print(grid.render())
+    if report.across:
+        print_across(console, report.across)
 
 
 class Grid:
@@ -99,3 +101,23 @@ def _cell(column, row) -> Text | str:
     text = column.text(row)
     style = _STYLE[column.tone(row)] if column.tone else ""
     return Text(text, style=style) if style else text
+
+
+def interval_text(i) -> str:
+    """An estimate and its interval as percentages: ``80% [55%, 100%]``."""
+    return "—" if i is None else f"{i.estimate:.0%} [{i.low:.0%}, {i.high:.0%}]"
+
+
+def across_grid(across) -> Grid:
+    grid = Grid("Success across cases · mean of the per-case rates, bootstrap 95% over cases",
+                [("harness", "left"), ("model", "left"), ("cases", "right"), ("mean success (95% CI)", "right")])
+    for a in across:
+        grid.add_row(a.harness, a.model or "—", f"{a.cases:,}", interval_text(a.mean))
+    return grid
+
+
+def print_across(console: Console, across) -> None:
+    """Each harness and model's mean success over cases (``Report.across``), best first."""
+    if across:
+        console.rule(Text("All cases", style="bold"))
+        console.print(across_grid(across).render())

@@ -128,7 +128,11 @@ def load_sweep(
         executors = real_executors()
     harnesses = _harness_slugs(settings)
     sweep = expand(the_plan, catalog, harnesses, limits)
-    ctx = SweepContext.create(settings, sweep, catalog, executors)
+    from tcab.tasks.budget import cost_gate
+
+    costs = cost_gate(the_plan, [r.entry_digest for r in sweep.runs], env)
+    ctx = SweepContext.create(settings, sweep, catalog, executors, costs=costs,
+                              progress=env.get("TCAB_PROGRESS", "1") != "0")
     groups(ctx)  # every type's after-run tasks load now: a broken one is a PlanError here
     return SweepTasks(ctx)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tcab.catalog import Catalog
 from tcab.plan import Sweep
@@ -39,9 +40,12 @@ class SweepContext:
     layout: TargetLayout
     freshness: Freshness
     lookups: Lookups
+    costs: Any = None  # tasks/budget.py CostGate: prices each run, stops at the budget; None without prices
+    progress: bool = True  # the progress line (tasks/progress.py); TCAB_PROGRESS=0 turns it off
 
     @classmethod
-    def create(cls, settings: Settings, sweep: Sweep, catalog: Catalog, executors: Executors) -> SweepContext:
+    def create(cls, settings: Settings, sweep: Sweep, catalog: Catalog, executors: Executors,
+               costs: Any = None, progress: bool = True) -> SweepContext:
         """The context of ``sweep``, with the stat index of the last manifest loaded."""
         # Targets name the files they require relative to the project root.
         cache = FileDigests(root=settings.root)
@@ -50,6 +54,7 @@ class SweepContext:
         return cls(
             settings=settings, sweep=sweep, catalog=catalog, executors=executors, cache=cache, layout=layout,
             freshness=Freshness(cache), lookups=Lookups(catalog, executors, sweep.plan.runtime, settings),
+            costs=costs, progress=progress,
         )
 
     def keyed_task(self, basename: str, name: str | None, record: Path | str, deps: list[str],

@@ -199,7 +199,7 @@ def verify_replays(case, variant: str, replays: list[Path]) -> list[dict[str, An
 def report(settings: Settings, out_dir: Path) -> None:
     """Write the static HTML report of results.db into ``out_dir``."""
     # In the function: the report's templates; `doit list` must not pay for it.
-    from tcab.catalog.typetable import report_columns, report_table
+    from tcab.catalog.typetable import report_columns, report_table, success_rule
     from tcab.results.html import write_html
     from tcab.results.report import Filters, build_report, connect
     from tcab.view.player import export_replay
@@ -208,7 +208,7 @@ def report(settings: Settings, out_dir: Path) -> None:
     conn = connect(path)
     try:
         report = build_report(conn, Filters(), database=str(path), type_columns=report_columns,
-                              type_table=report_table)
+                              type_table=report_table, success_rule=success_rule)
         write_html(report, conn, out_dir, path.parent, settings.catalog_dir, export_replay=export_replay)
     finally:
         conn.close()

@@ -154,9 +154,17 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
     else:
         if run_id is not None:
             _say(spec, f"redoing the run under its id {run_id} (its results.db row is replaced)")
+        if ctx.costs is not None and (stop := ctx.costs.stop_reason(ctx.settings.results_db)):
+            return TaskFailed(f"run {spec.name} not started: {stop}")
+
+        def perform(rid: str):
+            outcome = _perform(ctx, spec, inputs, record, rid)
+            if ctx.costs is not None:  # every attempt is priced: a retried one may have spent tokens
+                ctx.costs.price(ctx.settings.results_db, outcome.run_id)
+            return outcome
+
         # Under the plan's concurrency caps, retried while it ends infrastructure (tasks/retries.py).
-        outcome = attempt_runs(ctx, spec, run_id or new_run_id(spec.case, spec.variant, spec.harness),
-                               lambda rid: _perform(ctx, spec, inputs, record, rid))
+        outcome = attempt_runs(ctx, spec, run_id or new_run_id(spec.case, spec.variant, spec.harness), perform)
     if outcome.status == RunStatus.INTERNAL_ERROR:
         # Not retried: a bug fails the same way again, at a model's cost.
         _write_claim(claim, inputs, outcome.run_id, RunStatus.INTERNAL_ERROR.value)

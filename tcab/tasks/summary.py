@@ -62,22 +62,47 @@ class SweepReporter(ConsoleReporter):
         self.uptodate = 0
         self.failed = 0
         self.failures_seen: list = []  # (task name, BaseFail), for the end (tasks/failures.py)
+        from tcab.tasks.progressfeed import make_progress
+
+        self.progress = make_progress(self.ctx, self.outstream)
+
+    def write(self, text):
+        if self.progress is not None:
+            self.progress.clear()
+        super().write(text)
 
     def execute_task(self, task):
         if _has_actions(task):
             self.ran += 1
         super().execute_task(task)
+        if self.progress is not None and task.name.startswith("run:"):
+            self.progress.started()
 
     def skip_uptodate(self, task):
         if _has_actions(task):
             self.uptodate += 1
+        if self.progress is not None and task.name.startswith("run:"):
+            self.progress.up_to_date()
+
+    def add_success(self, task):
+        super().add_success(task)
+        if self.progress is not None and task.name.startswith("run:"):
+            from tcab.tasks.progressfeed import run_status
+
+            self.progress.finished(run_status(self.ctx, task.name))
 
     def add_failure(self, task, fail):
         self.failed += 1
         self.failures_seen.append((task.name, fail))
         super().add_failure(task, fail)
+        if self.progress is not None and task.name.startswith("run:"):
+            from tcab.tasks.progress import failure_status
+
+            self.progress.finished(failure_status(str(fail.get_msg() if hasattr(fail, "get_msg") else fail)))
 
     def complete_run(self):
+        if self.progress is not None:
+            self.progress.close()
         super().complete_run()
         if self.ctx is not None:
             lines = summary_lines(self.ctx, self.ran - self.failed, self.uptodate, self.failed)

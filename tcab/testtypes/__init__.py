@@ -18,6 +18,7 @@ from tcab.catalog.testtype import (
     Section,
     SectionInput,
     SeedingInput,
+    SuccessRule,
     TestType,
 )
 from tcab.catalog.typetable import BUILTIN, ENV, extra_types, get_type, is_type, type_names
@@ -25,5 +26,5 @@ from tcab.testtypes.base import reference_entries
 
 __all__ = [
     "BUILTIN", "ENV", "AfterRun", "BuildKeys", "LiveEndpoint", "ParsedSection", "Section", "SectionInput", "SeedingInput",
-    "TestType", "extra_types", "get_type", "is_type", "reference_entries", "type_names",
+    "SuccessRule", "TestType", "extra_types", "get_type", "is_type", "reference_entries", "type_names",
 ]

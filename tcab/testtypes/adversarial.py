@@ -27,6 +27,7 @@ from tcab.testtypes import (
     ParsedSection,
     SectionInput,
     SeedingInput,
+    SuccessRule,
     TestType,
     reference_entries,
 )
@@ -59,6 +60,8 @@ class Adversarial(TestType):
     evaluation_record: ClassVar[str | None] = "tcab.arena.build:BuildRecord"
     evaluate_command: ClassVar[str | None] = "build"
     report_columns: ClassVar[tuple[str, ...]] = ("builds",)
+    # What counts as a success in the report's statistics (docs/results.md).
+    success: ClassVar[SuccessRule | None] = SuccessRule(count="builds_ok")
 
     def parse_section(self, p: SectionInput) -> ParsedSection:
         return ParsedSection(AdversarialSection(**_parse(p.f, p.source, p.root)))

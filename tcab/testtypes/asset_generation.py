@@ -44,6 +44,7 @@ from tcab.testtypes import (
     ParsedSection,
     SectionInput,
     SeedingInput,
+    SuccessRule,
     TestType,
 )
 from tcab.testtypes.asset_seed import LAYERS_LOG, seed_entries, write_live
@@ -128,6 +129,9 @@ class AssetGeneration(TestType):
     run_image: ClassVar[str] = "sprite"
     after_run: ClassVar[tuple[AfterRun, ...]] = (AfterRun("regenerate", "tcab.tasks.regenerate:REGENERATE"),)
     report_table: ClassVar[str | None] = "tcab.testtypes.asset_report:TABLE"
+    # What counts as a success in the report's statistics (docs/results.md).
+    success: ClassVar[SuccessRule | None] = SuccessRule(
+        runs="SELECT run_id FROM asset_regenerations WHERE status = 'regenerated'")
     view_panel: ClassVar[str | None] = "tcab.testtypes.asset_view:panel"
     reviewed: ClassVar[bool] = True
 

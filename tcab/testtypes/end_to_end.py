@@ -26,6 +26,7 @@ from tcab.testtypes import (
     ParsedSection,
     SectionInput,
     SeedingInput,
+    SuccessRule,
     TestType,
     reference_entries,
 )
@@ -56,6 +57,8 @@ class EndToEnd(TestType):
     evaluation_record: ClassVar[str | None] = "tcab.validation.record:ValidationRecord"
     evaluate_command: ClassVar[str | None] = "validate"
     report_columns: ClassVar[tuple[str, ...]] = ("validation", "typecheck")
+    # What counts as a success in the report's statistics (docs/results.md).
+    success: ClassVar[SuccessRule | None] = SuccessRule(count="validations_passed")
     reviewed: ClassVar[bool] = True
     view_panel: ClassVar[str | None] = "tcab.testtypes.end_to_end_view:panel"
 

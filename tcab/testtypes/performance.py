@@ -27,7 +27,15 @@ from tcab.catalog.fields import Fields, Source, show
 from tcab.catalog.paths import check_path, normalize
 from tcab.catalog.schemas import SchemaCompileError, Validator
 from tcab.reading import read_bytes
-from tcab.testtypes import AfterRun, BuildKeys, ParsedSection, SectionInput, SeedingInput, TestType
+from tcab.testtypes import (
+    AfterRun,
+    BuildKeys,
+    ParsedSection,
+    SectionInput,
+    SeedingInput,
+    SuccessRule,
+    TestType,
+)
 
 if TYPE_CHECKING:
     from tcab.catalog.model import CaseVersion, Variant
@@ -101,6 +109,8 @@ class Performance(TestType):
     evaluation_record: ClassVar[str | None] = "tcab.performance.score:ScoreRecord"
     report_columns: ClassVar[tuple[str, ...]] = ("builds", "perf_correct", "fuel_best", "fuel_median",
                                                  "efficiency")
+    # What counts as a success in the report's statistics (docs/results.md).
+    success: ClassVar[SuccessRule | None] = SuccessRule(count="perf_correct")
     report_table: ClassVar[str | None] = "tcab.testtypes.performance_report:TABLE"
 
     def parse_section(self, p: SectionInput) -> ParsedSection:

@@ -15,7 +15,8 @@
 ``detail``; ``detail`` names the first failure. A ``catastrophic``
 validation of a ``completed`` run makes the run itself ``catastrophic``
 (:func:`run_status_after`). ``check_results`` are the case's ``[[check]]``
-similarity scores (``validation.json`` only).
+similarity scores (in full in ``validation.json``; name, view, similarity
+and error also as results.db ``check_scores`` rows, for the report's mean).
 
 ``toolchain`` holds the case's ``[toolchain]`` results
 (:mod:`tcab.validation.toolchain`); ``rating`` is ``"broken"`` when a
@@ -63,7 +64,7 @@ class ValidationRecord:
     validated_at: str = field(
         default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
     # The case's [[check]]s (tcab.validation.checks): similarity signals, not
-    # pass/fail, so they leave ``status`` alone; in validation.json, not the row.
+    # pass/fail, so they leave ``status`` alone; in full in validation.json, the row carries check_scores.
     check_results: tuple[ViewCheckResult, ...] = ()
     toolchain: tuple[ToolResult, ...] = ()
     # The case's [[proof]]s as found in the run's tree (informational); in the
@@ -94,6 +95,9 @@ class ValidationRecord:
             "duration_s": round(self.duration_s, 3), "validated_at": self.validated_at,
             "toolchain": [t.row() for t in self.toolchain],
             "proofs": [p.to_json() for p in self.proofs],
+            # The report's mean similarity reads these (results.db check_scores).
+            "check_scores": [{"name": r.name, "view": r.view, "similarity": r.similarity, "detail": r.error}
+                             for r in self.check_results],
         }
 
     def to_json(self) -> dict:

@@ -33,7 +33,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from tcab.catalog.model import Proof
-from tcab.catalog.typetable import report_columns, report_table
+from tcab.catalog.typetable import report_columns, report_table, success_rule
 from tcab.errors import CatalogError, ResultsError
 from tcab.results import pages
 from tcab.results.charts import outcome_chart, rating_chart
@@ -201,7 +201,7 @@ def create_app(config: ViewConfig) -> Starlette:
         conn = db()
         try:
             report = build_report(conn, database=str(config.db_path), type_columns=report_columns,
-                                  type_table=report_table)
+                                  type_table=report_table, success_rule=success_rule)
             groups = [(g, Markup(outcome_chart(g.runs)) if g.runs else "",
                        pages.group_runs(conn, g.case_slug, g.case_version, g.variant, limit=HOME_RUNS))
                       for g in report.groups]

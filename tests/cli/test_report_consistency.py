@@ -82,7 +82,7 @@ def test_every_presenter_shows_the_columns_defined_once(tmp_path):
 
     from rich.console import Console
 
-    from tcab.catalog.typetable import report_columns
+    from tcab.catalog.typetable import report_columns, success_rule
     from tcab.results import open_db, record_run, record_validation
     from tcab.results.columns import COLUMNS, csv_header, group_tables, table_columns
     from tcab.results.export import CSV_TABLES, report_csv, report_json
@@ -117,7 +117,8 @@ def test_every_presenter_shows_the_columns_defined_once(tmp_path):
                      "'2026-11-30T10:00:00Z', 'fine', 2, 3, 'broken', 'lights-out', 'v1.0.0', 'classic')")
     conn = connect(settings.results_db)
     try:
-        report = build_report(conn, database=str(settings.results_db), type_columns=report_columns)
+        report = build_report(conn, database=str(settings.results_db), type_columns=report_columns,
+                              success_rule=success_rule)
         page = write_html(report, conn, tmp_path / "html", settings.results_dir).read_text()
     finally:
         conn.close()

@@ -18,6 +18,7 @@ that run's row is recorded;
 ``TCAB_FAKE_FLAKY=scripted:1`` makes the first attempt of each of its runs
 end ``infrastructure``; ``TCAB_FAKE_SPANS=FILE`` appends when each run was
 in its session; an ``images/<kind>`` file saying ``missing`` makes that image's lookup fail.
+``TCAB_FAKE_TOKENS=N`` makes each run record N input tokens.
 """
 
 from __future__ import annotations
@@ -97,6 +98,8 @@ def make_executors(root: Path) -> Executors:
                 "case_type": req.case.type, "variant": req.spec.variant, "harness": req.spec.harness,
                 "model": req.spec.model, "status": "completed", "artifact_digest": digest,
                 "run_dir": str(run_dir), "plan_digest": req.spec.entry_digest,
+                # TCAB_FAKE_TOKENS: the input tokens each run records (what a price table prices).
+                "tokens_input": int(os.environ.get("TCAB_FAKE_TOKENS", "0")) or None,
             }
             atomic.write_text(tmp / "run.json", json.dumps(record, indent=2))
         db = open_db(settings.results_db)

@@ -1,0 +1,129 @@
+"""The estimators the report uses to say how sure a figure is (docs/results.md, "Statistics").
+
+Standard library only (the report must not import numpy: see
+:mod:`tcab.results.report`). Each function is the textbook estimator, tested
+against hand-computed values and against statsmodels/scipy where they
+implement the same one (tests/results/test_stats.py):
+
+- :func:`wilson`: the Wilson score interval of a binomial proportion
+  (statsmodels ``proportion_confint(method="wilson")``);
+- :func:`pass_at_k`: the unbiased pass@k estimator of Chen et al. (2021),
+  ``1 - C(n-c, k) / C(n, k)``, defined when ``n >= k``;
+- :func:`bootstrap_mean`: the mean and its percentile bootstrap interval,
+  resampling the values (cases) with replacement, seeded so that a report is
+  reproducible (scipy ``bootstrap(method="percentile")`` draws differently,
+  so only its interval's neighbourhood is comparable).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+#: The two-sided 95% normal quantile (scipy.stats.norm.ppf(0.975)).
+Z95 = 1.959963984540054
+#: Resamples and seed of every bootstrap interval the report shows.
+RESAMPLES = 2000
+SEED = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """An estimate and its 95% interval."""
+
+    estimate: float
+    low: float
+    high: float
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> Interval | None:
+    """The success rate ``successes/n`` and its Wilson score interval; None when ``n`` is 0.
+
+    Raises ValueError for counts outside 0 <= successes <= n.
+    """
+    if n < 0 or successes < 0 or successes > n:
+        raise ValueError(f"wilson: expected 0 <= successes <= n, got {successes}/{n}")
+    if n == 0:
+        return None
+    p = successes / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    # Clamp the rounding dust at the ends (0/n gives low = 0 exactly on paper).
+    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
+
+
+def pass_at_k(n: int, c: int, k: int) -> float | None:
+    """The unbiased estimate that at least one of ``k`` runs drawn without
+    replacement from ``n`` runs (``c`` of them successes) succeeds; None when
+    ``n < k`` (too few repeats to say).
+
+    Computed as a product (no huge binomials). Raises ValueError for bad counts.
+    """
+    if k < 1 or n < 0 or c < 0 or c > n:
+        raise ValueError(f"pass_at_k: expected k >= 1 and 0 <= c <= n, got n={n} c={c} k={k}")
+    if n < k:
+        return None
+    if n - c < k:
+        return 1.0
+    product = 1.0
+    for i in range(n - c + 1, n + 1):
+        product *= 1.0 - k / i
+    return 1.0 - product
+
+
+def _quantile(ordered: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of sorted values, linear between order statistics
+    (numpy's default, so the interval matches numpy.percentile on the same draws)."""
+    pos = q * (len(ordered) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def bootstrap_mean(values: Sequence[float], resamples: int = RESAMPLES, seed: int = SEED,
+                   confidence: float = 0.95) -> Interval | None:
+    """The mean of ``values`` and its percentile bootstrap interval: ``resamples``
+    resamples of ``len(values)`` values drawn with replacement (a
+    ``random.Random(seed)``: the same values give the same interval).
+    None for no values; one value gives a zero-width interval.
+    """
+    values = list(values)
+    n = len(values)
+    if n == 0:
+        return None
+    mean = math.fsum(values) / n
+    if n == 1 or min(values) == max(values):
+        return Interval(mean, mean, mean)
+    rng = random.Random(seed)
+    choices = rng.choices
+    means = sorted(sum(choices(values, k=n)) / n for _ in range(resamples))
+    alpha = (1 - confidence) / 2
+    return Interval(mean, _quantile(means, alpha), _quantile(means, 1 - alpha))
+
+
+@dataclass(frozen=True, slots=True)
+class Paired:
+    """Two subjects compared on the cases both ran: the mean of (a − b) over
+    those cases with its paired bootstrap interval, and who won how many."""
+
+    cases: int
+    difference: Interval | None
+    a_wins: int
+    b_wins: int
+    ties: int
+
+
+def paired(a: Sequence[float], b: Sequence[float], resamples: int = RESAMPLES, seed: int = SEED) -> Paired:
+    """Compare per-case figures ``a[i]`` and ``b[i]`` (the same case at the
+    same index): resampling cases keeps each case's pair together."""
+    if len(a) != len(b):
+        raise ValueError(f"paired: {len(a)} values against {len(b)}")
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
+    return Paired(len(diffs), bootstrap_mean(diffs, resamples, seed),
+                  sum(d > 0 for d in diffs), sum(d < 0 for d in diffs), sum(d == 0 for d in diffs))
+
+
+__all__ = ["RESAMPLES", "SEED", "Z95", "Interval", "Paired", "bootstrap_mean", "pass_at_k", "paired", "wilson"]

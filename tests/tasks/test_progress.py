@@ -1,0 +1,95 @@
+"""The sweep's progress line: counts, failures by status, estimate, cost; plain lines off a terminal."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+
+import pytest
+
+from tcab.tasks.progress import Progress, duration, failure_status
+from tcab.tasks.progressfeed import make_progress
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_the_line_counts_runs_failures_time_left_and_cost():
+    clock = Clock()
+    out = io.StringIO()
+    p = Progress(10, out, live=False, spent=lambda: "$1.50", clock=clock)
+    p.up_to_date()
+    p.started()
+    p.started()
+    clock.now = 60
+    p.finished("completed")
+    clock.now = 120
+    p.finished("harness_error")
+    line = p.line()
+    assert line.startswith("progress: 3/10 runs (30.0%) (1 up to date) · 0 running")
+    assert "completed 1/2 (50.0%)" in line and "failed: harness_error 1" in line
+    # 2 runs finished here in 120 s: 7 left at that rate is 420 s
+    assert "2m00s elapsed" in line and "~7m00s left" in line and "$1.50 spent" in line
+
+
+def test_plain_lines_are_throttled_but_steps_and_the_end_are_written():
+    clock = Clock()
+    out = io.StringIO()
+    p = Progress(100, out, live=False, clock=clock)
+    for _ in range(100):
+        p.started()
+        p.finished("completed")
+    lines = out.getvalue().splitlines()
+    assert all("\r" not in line and line.startswith("progress: ") for line in lines)
+    assert len(lines) <= 25, "not one line per event"
+    assert lines[-1].startswith("progress: 100/100 runs (100.0%)")
+
+
+def test_a_terminal_gets_one_redrawn_line():
+    out = io.StringIO()
+    p = Progress(2, out, live=True, clock=Clock())
+    p.started()
+    p.finished("completed")
+    p.close()
+    text = out.getvalue()
+    assert text.count("\r\x1b[2K") >= 2 and text.endswith("\n") and text.count("\n") == 1
+
+
+@pytest.mark.parametrize("message,status", [
+    ("run x ended infrastructure (r1): pull failed", "infrastructure"),
+    ("run x not started: budget reached: $1.20 spent of $1.00", "budget"),
+    ("run x hit a bug in tcab (r1)", "internal_error"),
+    ("something else", "failed"),
+])
+def test_failure_status(message, status):
+    assert failure_status(message) == status
+
+
+def test_duration():
+    assert [duration(s) for s in (5, 190, 7500)] == ["5s", "3m10s", "2h05m"]
+
+
+def test_a_sweep_writes_progress_lines_and_a_noop_sweep_keeps_its_summary(project):
+    code, ran, out = project.doit()
+    assert code == 0, out
+    progress = [line for line in out.splitlines() if line.startswith("progress: ")]
+    assert progress and progress[-1].startswith("progress: 6/6 runs (100.0%) · 0 running · completed 6/6")
+    code, ran, out = project.doit()
+    assert code == 0 and "progress:" not in out
+    assert "nothing to do, all" in out
+
+
+def test_progress_off(project):
+    from tcab.tasks import load_sweep
+    from tests.tasks.sweep_fakes import make_executors
+
+    sweep = load_sweep(None, root=project.root, executors=make_executors(project.root),
+                       env={"TCAB_PROGRESS": "0"})
+    assert make_progress(sweep.ctx, io.StringIO()) is None
+    on = dataclasses.replace(sweep.ctx, progress=True)
+    assert make_progress(on, io.StringIO()).total == len(sweep.ctx.sweep.runs)
