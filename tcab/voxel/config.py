@@ -19,8 +19,7 @@ import json
 import os
 
 from tcab.voxel.errors import ConfigError, LogError
-from tcab.voxel.limits import MAX_CONFIG_BYTES
-from tcab.voxel.volume import check_bounds
+from tcab.voxel.limits import MAX_CONFIG_BYTES, check_bounds
 
 KINDS = ("voxel-model", "voxel-animation")
 DEFAULTS = {
