@@ -152,3 +152,35 @@ def test_ten_thousand_parts_are_bounded(tmp_path):
     (ws / "rig.json").write_text(json.dumps({"parts": parts[:1], "joints": joints}))
     done = tool(ws, "voxel-anim", "render")
     assert done.returncode == 1 and "MAX_JOINTS" in done.stderr
+
+
+def test_a_watched_render_streams_png_then_mesh(tmp_path):
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    received: list[bytes] = []
+
+    def accept():
+        conn, _ = server.accept()
+        with conn:
+            data = b""
+            while chunk := conn.recv(1 << 16):
+                data += chunk
+            received.append(data)
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    ws = make_workspace(tmp_path, live={"url": f"http://127.0.0.1:{port}/live", "token": "t0k"})
+    ok(ws, "voxel", "set-voxel", "--x", "1", "--y", "1", "--z", "1", "--color", "#ffffff")
+    ok(ws, "voxel", "render")
+    thread.join(10)
+    server.close()
+    head, _, body = received[0].partition(b"\n")
+    header = json.loads(head)
+    assert header["token"] == "t0k" and header["frame"] == 0 and header["count"] == 1
+    assert body[:header["length"]] == (ws / "model.png").read_bytes()
+    assert body[header["length"]:] == (ws / "mesh.glb").read_bytes() and header["meshLength"] == len(body) - header["length"]
+    # nobody listening: the render still succeeds
+    ok(ws, "voxel", "render")
