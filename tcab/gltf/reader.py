@@ -106,7 +106,7 @@ def _read(path: str, limit: int) -> bytes:
 def _depth(text: bytes, limit: int) -> int | None:
     """The bracket depth where it first passes ``limit`` (None: it never does)."""
     from tcab.voxel.rig import max_depth
-    depth = max_depth(text)
+    depth = max_depth(text, limit)
     return depth if depth > limit else None
 
 
