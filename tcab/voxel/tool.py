@@ -125,14 +125,12 @@ def _part_mesh(ws, part: str | None):
 
 def _write_part(ws, part: str | None, mesh, view: str, out: str | None, sender=None, frame: int = 0,
                 count: int = 0) -> str:
-    from tcab.gltf.writer import mesh_glb
-    from tcab.voxel import VERSION
+    from tcab.voxel.regenerate import glb_for
     from tcab.voxel.render import render_png
     config = ws.config
     glb = config.path("mesh", part=part)
     png = out or config.path("preview", part=part)
-    tool = "voxel-anim" if config.animated else "voxel"
-    glb_bytes = mesh_glb(mesh, part or "model", generator=f"tcab {tool} {VERSION}")
+    glb_bytes = glb_for(mesh, part, config.animated)
     png_bytes = render_png(mesh, view, config.bounds, config.background)
     write_atomic(ws.file(glb), glb_bytes)
     write_atomic(os.path.abspath(out) if out else ws.file(png), png_bytes)

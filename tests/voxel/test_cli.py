@@ -5,11 +5,9 @@ import json
 import pytest
 
 from tcab.gltf.reader import read_glb
-from tcab.gltf.writer import mesh_glb
-from tcab.voxel import VERSION
 from tcab.voxel.limits import MAX_PARTS
 from tcab.voxel.log import replay
-from tcab.voxel.mesh import mesh_volume
+from tcab.voxel.regenerate import part_files
 from tests.support.gltf import assert_valid
 from tests.voxel.support import make_workspace, ok, tool
 
@@ -40,9 +38,10 @@ def test_sculpt_then_render_static(tmp_path):
     assert "model.png" in out and "mesh.glb" in out
     assert (ws / "model.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert_valid(ws / "mesh.glb")
-    # the regenerated mesh is byte-identical to the tool's for an honest log
-    volume = replay(str(ws / "actions.json"), (16, 16, 16))
-    assert mesh_glb(mesh_volume(volume), "model", generator=f"tcab voxel {VERSION}") == (ws / "mesh.glb").read_bytes()
+    # the regenerated mesh and preview are byte-identical to the tool's for an honest log
+    volume, glb, png = part_files(str(ws / "actions.json"), (16, 16, 16), background="#202020")
+    assert glb == (ws / "mesh.glb").read_bytes() and png == (ws / "model.png").read_bytes()
+    assert volume.count() == replay(str(ws / "actions.json"), (16, 16, 16)).count()
     # the disc has 13 cells, x 8..15 (clipped); it overlaps the box on x 8..10
     assert volume.colors() == {"#808890": 216 - 3 * 13, "#3a3836": 8 * 13}
     ok(ws, "voxel", "render", "--view", "front", "--out", "front.png")
