@@ -183,3 +183,26 @@ def test_a_watched_render_streams_png_then_mesh(tmp_path):
     assert body[header["length"]:] == (ws / "mesh.glb").read_bytes() and header["meshLength"] == len(body) - header["length"]
     # nobody listening: the render still succeeds
     ok(ws, "voxel", "render")
+
+
+def test_links_are_not_followed_and_init_empties(tmp_path):
+    ws = make_workspace(tmp_path / "ws")
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"op":"set-voxel","x":1,"y":1,"z":1,"color":"#ffffff"}\n')
+    (ws / "actions.json").symlink_to(outside)
+    done = tool(ws, "voxel", "render")
+    assert done.returncode == 1 and "symbolic link" in done.stderr
+    done = tool(ws, "voxel", "set-voxel", "--x", "1", "--y", "1", "--z", "1", "--color", "#000000")
+    assert done.returncode == 1 and outside.read_text().count("\n") == 1
+    (ws / "actions.json").unlink()
+    (tmp_path / "elsewhere").mkdir()
+    (ws / "parts").symlink_to(tmp_path / "elsewhere")
+    anim = make_workspace(tmp_path / "ws", "voxel-animation")
+    done = tool(anim, "voxel-anim", "define-part", "--name", "hull")
+    assert done.returncode == 1 and "leads out of the workspace" in done.stderr
+    assert not any((tmp_path / "elsewhere").iterdir())
+    (ws / "parts").unlink()
+    ok(anim, "voxel-anim", "define-part", "--name", "hull")
+    ok(anim, "voxel-anim", "set-voxel", "--part", "hull", "--x", "1", "--y", "1", "--z", "1", "--color", "#000000")
+    assert "emptied parts/hull.actions.json" in ok(anim, "voxel-anim", "init")
+    assert (anim / "parts/hull.actions.json").read_bytes() == b""
