@@ -79,7 +79,8 @@ def _shades(world: np.ndarray, tris: np.ndarray) -> np.ndarray:
     n = np.cross(b - a, c - a)
     length = np.sqrt((n * n).sum(axis=1))
     length[length == 0] = 1
-    lit = np.maximum((n @ _LIGHT) / length, 0)
+    # elementwise, not a matrix product: a BLAS may sum in another order (or fused) elsewhere
+    lit = np.maximum((n[:, 0] * _LIGHT[0] + n[:, 1] * _LIGHT[1] + n[:, 2] * _LIGHT[2]) / length, 0)
     return np.rint(256 * (0.45 + 0.55 * lit)).astype(np.int64)
 
 
