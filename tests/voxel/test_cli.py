@@ -206,3 +206,15 @@ def test_links_are_not_followed_and_init_empties(tmp_path):
     ok(anim, "voxel-anim", "set-voxel", "--part", "hull", "--x", "1", "--y", "1", "--z", "1", "--color", "#000000")
     assert "emptied parts/hull.actions.json" in ok(anim, "voxel-anim", "init")
     assert (anim / "parts/hull.actions.json").read_bytes() == b""
+
+
+def test_a_rig_s_parts_share_one_work_budget(tmp_path, monkeypatch):
+    ws = make_workspace(tmp_path, "voxel-animation", (64, 64, 64))
+    parts = [{"name": f"p{i}", "parent": None if i == 0 else "p0"} for i in range(3)]
+    (ws / "rig.json").write_text(json.dumps({"parts": parts}))
+    (ws / "parts").mkdir()
+    line = b'{"op":"replace-color","from":"#000000","to":"#000001"}\n'
+    for i in range(3):  # each alone is within MAX_WORK (2^31); together they pass MAX_RIG_WORK (2^32)
+        (ws / f"parts/p{i}.actions.json").write_bytes(line * 7000)
+    done = tool(ws, "voxel-anim", "render", timeout=300)
+    assert done.returncode == 1 and "parts/p2.actions.json" in done.stderr and "MAX_RIG_WORK" in done.stderr
