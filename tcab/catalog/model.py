@@ -245,6 +245,8 @@ class Variant:
     proofs: tuple[Proof, ...] = ()
     domains: tuple[Domain, ...] = ()
     review_items: tuple[ReviewItem, ...] = ()
+    # what the case's type parsed from its own variant keys (a voxel volume)
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
