@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from tcab.catalog.fields import Fields, Source, show
 from tcab.catalog.testtype import SectionInput
 from tcab.draw.colors import parse_background
+from tcab.voxel.limits import MAX_ANIMATIONS, MAX_NAME, MAX_SIDE, MAX_VOXELS
 
 if TYPE_CHECKING:
     from tcab.catalog.model import Variant
@@ -32,13 +33,11 @@ if TYPE_CHECKING:
 #: The voxel kinds and their tools (each kind's run image has the kind's name).
 VOXEL_TOOLS = {"voxel-model": "voxel", "voxel-animation": "voxel-anim"}
 PART_TOKEN = "{part}"
-#: The longest side of a volume, and the most voxels in one (a dense RGBA
-#: volume of MAX_VOXELS is 64 MiB in the tool, per part).
-MAX_SIDE = 512
-MAX_VOXELS = 1 << 24
-MAX_ANIMATIONS = 64
 MAX_TEMPLATE_CHARS = 200
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# MAX_SIDE, MAX_VOXELS (and the rig's bounds) are the tool's own: a volume
+# the manifest accepts is one the tool sculpts.
+#: An animation name as the tool's rig takes it (tcab.voxel.rig.check_name).
+NAME = re.compile(rf"^[A-Za-z0-9_][A-Za-z0-9_-]{{0,{MAX_NAME - 1}}}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +112,7 @@ def parse_volume(f: Fields, source: Source, *, table: str = "voxel") -> Volume |
     sides = [v.positive_int(key, required=True) for key in ("width", "height", "depth")]
     background = data.get("background", "transparent")
     ok = True
-    if parse_background(background) is None:
+    if parse_background(background) is None or (background != "transparent" and len(background) != 7):
         v.problem("background", f"expected 'transparent' or '#rrggbb', got {show(background)}")
         ok = False
     v.done()
@@ -206,7 +205,7 @@ def _animations(f: Fields, source: Source, kind: str) -> tuple[RequiredAnimation
         bad = any(k in entry and v is None for k, v in (("loop", loop), ("auto_play", auto_play)))
         a.done()
         if name is not None and not NAME.match(name):
-            a.problem("name", f"expected 1 to 64 letters, digits, '_', '.' or '-', got {show(name)}")
+            a.problem("name", f"expected 1 to {MAX_NAME} letters, digits, '_' or '-', got {show(name)}")
             name = None
         elif name is not None and any(x.name == name for x in out):
             a.problem("name", f"the animation {show(name)} is declared twice")

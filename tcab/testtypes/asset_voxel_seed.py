@@ -26,28 +26,19 @@ if TYPE_CHECKING:
 
 CONFIG_PATH = ".tcab/voxel.json"
 VERSION_PATH = ".tcab/version"
-RIG_PATH = "rig.json"
-#: Where ``render`` writes the meshes (static: one; animated: one per part) and the scene views.
-MESH_PATH = "mesh.glb"
-PART_MESH_PATH = "parts/{part}.glb"
-SCENE_DIR = "scene"
-POSES_DIR = "poses"
 
 
 def tool_config(section: VoxelSection, volume: Volume, live: LiveEndpoint | None = None) -> dict[str, Any]:
-    """The tool's config for a run of ``section`` in ``volume``."""
-    return {
-        "kind": section.kind,
-        "width": volume.width, "height": volume.height, "depth": volume.depth,
-        "background": volume.background,
-        "actions": section.actions,
-        "preview": section.preview,
-        "mesh": PART_MESH_PATH if section.animated else MESH_PATH,
-        "rig": RIG_PATH if section.animated else None,
-        "scene": SCENE_DIR if section.animated else None,
-        "poses": POSES_DIR if section.animated else None,
-        "live": None if live is None else {"url": live.url, "token": live.token},
-    }
+    """The tool's config (:class:`tcab.voxel.config.ToolConfig`) for a run of
+    ``section`` in ``volume``: the manifest's paths, the tool's defaults for the rest."""
+    from tcab.voxel.config import DEFAULTS
+
+    config: dict[str, Any] = {"version": 1, "kind": section.kind, "width": volume.width, "height": volume.height,
+                              "depth": volume.depth, "background": volume.background,
+                              **DEFAULTS[section.kind], "actions": section.actions, "preview": section.preview}
+    if live is not None:
+        config["live"] = {"url": live.url, "token": live.token}
+    return config
 
 
 def config_bytes(config: dict[str, Any]) -> bytes:
@@ -56,17 +47,21 @@ def config_bytes(config: dict[str, Any]) -> bytes:
 
 def seed_rig(section: VoxelSection) -> bytes:
     """``rig.json`` as seeded: no parts, no joints, the required animations
-    declared (no keyframes yet)."""
-    animations = [{"name": a.name, "loop": a.loop, "auto_play": a.auto_play, "period_ms": None, "tracks": []}
+    declared with the tool's default period and no keyframes yet."""
+    from tcab.voxel.rig import check_rig, dump_rig
+
+    animations = [{"name": a.name, "loop": a.loop, "auto_play": a.auto_play, "tracks": []}
                   for a in section.animations]
-    return (json.dumps({"parts": [], "joints": [], "animations": animations}, indent=2) + "\n").encode()
+    return dump_rig(check_rig({"version": 1, "parts": [], "joints": [], "animations": animations}))
 
 
 def voxel_seed_files(section: VoxelSection, volume: Volume) -> dict[str, bytes]:
     """Workspace-relative path -> bytes of the tool's files."""
+    from tcab.voxel.config import DEFAULTS
+
     files = {CONFIG_PATH: config_bytes(tool_config(section, volume)), VERSION_PATH: (_version() + "\n").encode()}
     if section.animated:
-        files[RIG_PATH] = seed_rig(section)
+        files[DEFAULTS[section.kind]["rig"]] = seed_rig(section)
     else:
         files[section.actions] = b""
     return files
@@ -87,8 +82,6 @@ def write_voxel_live(section: VoxelSection, volume: Volume, workspace: Path, liv
 
 
 def _version() -> str:
-    try:
-        from tcab.voxel import VERSION
-    except ImportError:  # the voxel library is merged from its own branch
-        return "0"
+    from tcab.voxel import VERSION
+
     return VERSION

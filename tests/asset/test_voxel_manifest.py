@@ -69,11 +69,11 @@ def test_an_animated_seed_declares_the_required_animations_and_no_parts() -> Non
     core = _load(CORE)
     seeded = {e.dest: e.data for e in plan_seed(core, core.variant())}
     rig = json.loads(seeded["rig.json"])
-    assert rig["parts"] == [] and rig["joints"] == []
+    assert rig["parts"] == [] and rig["joints"] == [] and rig["version"] == 1
     assert [(a["name"], a["loop"], a["auto_play"]) for a in rig["animations"]] == \
         [("idle", True, True), ("upgrade", False, False)]
     config = json.loads(seeded[".tcab/voxel.json"])
-    assert config["actions"] == "parts/{part}.actions.json" and config["live"] is None
+    assert config["actions"] == "parts/{part}.actions.json" and "live" not in config
     hub = _load(PIPE_HUB)
     seeded = {e.dest: e.data for e in plan_seed(hub, hub.variant())}
     assert seeded["actions.json"] == b"" and "rig.json" not in seeded
@@ -149,6 +149,7 @@ def test_the_binary_must_be_the_kinds_tool(tmp_path) -> None:
     ("core", 'actions = "parts/{part}.actions.json"', 'actions = "parts/all.json"', "must contain {part}"),
     ("core", 'preview = "parts/{part}.png"', 'preview = "/{part}.png"', "expected a relative path"),
     ("core", 'preview = "parts/{part}.png"', 'preview = "parts/{frame}/{part}.png"', "only {part} may be"),
+    ("hub", 'background = "transparent"', 'background = "#ff000080"', "expected 'transparent' or '#rrggbb'"),
 ])
 def test_part_paths_follow_the_kind(tmp_path, src, old, new, message) -> None:
     root = copy(PIPE_HUB if src == "hub" else CORE, tmp_path)
@@ -195,3 +196,28 @@ def test_voxel_context_is_not_seen_by_a_2d_case(tmp_path) -> None:
     from tcab.errors import TemplateError
     with pytest.raises(TemplateError, match="voxel"):
         render_prompt(case, case.variant())
+
+
+def test_the_seeded_workspaces_are_sculptable_by_the_tools(tmp_path, monkeypatch) -> None:
+    from tcab.seeding import seed_repository
+    from tcab.voxel.cli import main_anim, main_voxel
+
+    hub, core = _load(PIPE_HUB), _load(CORE)
+    ws = tmp_path / "hub"
+    seed_repository(hub, hub.variant(), ws)
+    monkeypatch.chdir(ws)
+    assert main_voxel(["fill-box", "--x0", "0", "--y0", "0", "--z0", "0", "--x1", "15", "--y1", "2", "--z1", "15",
+                       "--color", "#808890"]) == 0
+    assert main_voxel(["render"]) == 0
+    assert (ws / "mesh.glb").stat().st_size > 0 and (ws / "model.png").read_bytes()[:4] == b"\x89PNG"
+    ws = tmp_path / "core"
+    seed_repository(core, core.variant("half"), ws)
+    monkeypatch.chdir(ws)
+    assert main_anim(["define-part", "--name", "keep"]) == 0
+    # the half volume is 40 wide: a box to x=60 is clipped to it, not refused
+    assert main_anim(["fill-box", "--part", "keep", "--x0", "0", "--y0", "0", "--z0", "0", "--x1", "60", "--y1", "3",
+                      "--z1", "39", "--color", "#c8a24a"]) == 0
+    assert main_anim(["render"]) == 0
+    assert {p.name for p in (ws / "scene").iterdir()} >= {"iso.png", "front.png", "side.png", "top.png"}
+    rig = json.loads((ws / "rig.json").read_text())
+    assert [a["name"] for a in rig["animations"]] == ["idle", "upgrade"] and rig["parts"][0]["name"] == "keep"
