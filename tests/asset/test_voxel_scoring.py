@@ -151,3 +151,27 @@ def test_no_scorable_output_is_no_asset(tmp_path, monkeypatch, rig) -> None:
     (ws / "rig.json").write_bytes(rig)
     score, _ = _score(core, core.variant(), ws, tmp_path)
     assert score.status == "no_asset" and score.detail.startswith("no asset")
+
+
+def test_a_voxel_regeneration_is_recorded_per_part_and_animation(tmp_path, monkeypatch) -> None:
+    from tcab.results import open_db, record_asset_regeneration
+    from tcab.testtypes.asset_voxel_score import regeneration_row
+
+    core = _case(CORE)
+    ws = tmp_path / "ws"
+    seed_repository(core, core.variant(), ws)
+    _sculpt_core(ws, monkeypatch)
+    score, _ = _score(core, core.variant(), ws, tmp_path)
+    db = open_db(tmp_path / "results.db")
+    try:
+        record_asset_regeneration(db, {"run_id": "r1", "case_slug": core.slug, "case_version": core.version,
+                                       "case_digest": "d" * 64, "regen_key": "k",
+                                       "regenerated_at": "2026-01-01T00:00:00+00:00", **regeneration_row(score)})
+        parts = db.execute("SELECT part, status, mesh_match, voxels > 0 FROM asset_voxel_parts ORDER BY seq").fetchall()
+        gaps = db.execute("SELECT name, present, keyframes, gap FROM asset_voxel_animations ORDER BY seq").fetchall()
+        status = db.execute("SELECT status, flagged FROM asset_regenerations").fetchone()
+    finally:
+        db.close()
+    assert parts == [("keep", "regenerated", 1, 1), ("beacon", "regenerated", 1, 1)]
+    assert gaps[0] == ("idle", 1, 2, "") and gaps[1][:3] == ("upgrade", 1, 0) and "no keyframes" in gaps[1][3]
+    assert status == ("regenerated", 1)
