@@ -19,8 +19,7 @@ import json
 import os
 
 from tcab.voxel.errors import ConfigError, LogError
-from tcab.voxel.limits import MAX_CONFIG_BYTES
-from tcab.voxel.volume import check_bounds
+from tcab.voxel.limits import MAX_CONFIG_BYTES, check_bounds
 
 KINDS = ("voxel-model", "voxel-animation")
 DEFAULTS = {
@@ -89,8 +88,11 @@ class ToolConfig:
         if not check_background(self.background):
             raise ConfigError(f"background: expected 'transparent' or '#rrggbb', got {self.background!r}"[:160])
         self.live = obj.get("live")
-        if self.live is not None and not isinstance(self.live, dict):
-            raise ConfigError("live: expected an object")
+        if self.live is not None:
+            from tcab.voxel.live import check_live
+            problem = check_live(self.live)
+            if problem:
+                raise ConfigError(f"live: {problem}")
         defaults = DEFAULTS[self.kind]
         self.paths = {}
         for key in _KEYS[7:]:

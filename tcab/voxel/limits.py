@@ -35,3 +35,13 @@ MAX_CONFIG_BYTES = 64 << 10
 MAX_NAME = 64
 #: The preview's side, in pixels.
 PREVIEW_SIDE = 512
+
+
+def check_bounds(width: object, height: object, depth: object) -> str | None:
+    """Why a volume of that size is refused (the limit named), or None."""
+    for key, value in (("width", width), ("height", height), ("depth", depth)):
+        if type(value) is not int or not 1 <= value <= MAX_SIDE:
+            return f"{key}: expected an integer 1..{MAX_SIDE} (MAX_SIDE), got {value!r}"[:160]
+    if width * height * depth > MAX_VOXELS:  # type: ignore[operator]
+        return f"{width}x{height}x{depth} is {width * height * depth} voxels, over the {MAX_VOXELS} limit (MAX_VOXELS)"  # type: ignore[operator]
+    return None

@@ -15,7 +15,6 @@ import stat
 from tcab.voxel.errors import LogError
 from tcab.voxel.limits import MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_OPS, MAX_WORK
 from tcab.voxel.ops import Op, check_op
-from tcab.voxel.volume import Volume
 
 
 def _reject_constant(name: str) -> None:
@@ -132,8 +131,10 @@ def write_atomic(path: str, data: bytes) -> None:
 
 
 def replay_ops(ops: list[tuple[Op, dict]], bounds: tuple[int, int, int], label: str = "log",
-               volume: Volume | None = None, max_work: int = MAX_WORK) -> Volume:
-    """Apply ``ops`` in order to an empty volume of ``bounds`` (or to ``volume``)."""
+               volume=None, max_work: int = MAX_WORK):
+    """Apply ``ops`` in order to an empty volume of ``bounds`` (or to ``volume``);
+    the Volume. (numpy is imported here, not by a sculpting call.)"""
+    from tcab.voxel.volume import Volume
     vol = Volume(*bounds) if volume is None else volume
     for i, (op, values) in enumerate(ops, 1):
         vol.apply(op.name, values)
@@ -142,11 +143,11 @@ def replay_ops(ops: list[tuple[Op, dict]], bounds: tuple[int, int, int], label: 
     return vol
 
 
-def replay_bytes(data: bytes, bounds: tuple[int, int, int], label: str = "log") -> Volume:
+def replay_bytes(data: bytes, bounds: tuple[int, int, int], label: str = "log"):
     return replay_ops(parse_log(data, label), bounds, label)
 
 
-def replay(log_path: str, bounds: tuple[int, int, int]) -> Volume:
+def replay(log_path: str, bounds: tuple[int, int, int]):
     """The volume a recorded log produces: read (bounded, no link followed),
     parsed, checked and replayed. LogError names the file, op and field."""
     return replay_bytes(read_file(log_path), bounds, log_path)

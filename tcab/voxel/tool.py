@@ -123,7 +123,8 @@ def _part_mesh(ws, part: str | None):
     return volume, mesh_volume(volume)
 
 
-def _write_part(ws, part: str | None, mesh, view: str, out: str | None) -> str:
+def _write_part(ws, part: str | None, mesh, view: str, out: str | None, sender=None, frame: int = 0,
+                count: int = 0) -> str:
     from tcab.gltf.writer import mesh_glb
     from tcab.voxel import VERSION
     from tcab.voxel.render import render_png
@@ -131,15 +132,24 @@ def _write_part(ws, part: str | None, mesh, view: str, out: str | None) -> str:
     glb = config.path("mesh", part=part)
     png = out or config.path("preview", part=part)
     tool = "voxel-anim" if config.animated else "voxel"
-    write_atomic(ws.file(glb), mesh_glb(mesh, part or "model", generator=f"tcab {tool} {VERSION}"))
-    write_atomic(os.path.abspath(out) if out else ws.file(png),
-                 render_png(mesh, view, config.bounds, config.background))
+    glb_bytes = mesh_glb(mesh, part or "model", generator=f"tcab {tool} {VERSION}")
+    png_bytes = render_png(mesh, view, config.bounds, config.background)
+    write_atomic(ws.file(glb), glb_bytes)
+    write_atomic(os.path.abspath(out) if out else ws.file(png), png_bytes)
+    if sender is not None:
+        sender.send(frame, count, png_bytes, glb_bytes)
     return f"{png} ({view}) and {glb}"
+
+
+def _sender(ws):
+    from tcab.voxel.live import Sender
+    return Sender(ws.config.live)
 
 
 def render_static(ws, v: dict) -> int:
     volume, mesh = _part_mesh(ws, None)
-    written = _write_part(ws, None, mesh, v["view"], v["out"])
+    count = _count(ws.file(ws.config.path("actions")))
+    written = _write_part(ws, None, mesh, v["view"], v["out"], _sender(ws), 0, count)
     print(f"render: {written}: {volume.count()} voxels, {mesh.faces} faces")
     return 0
 
@@ -158,7 +168,10 @@ def render_anim(ws, v: dict) -> int:
     if v["component"] is not None:
         _need_part(rig, v["component"])
         volume, mesh = _part_mesh(ws, v["component"])
-        print(f"render: {_write_part(ws, v['component'], mesh, v['view'], v['out'])}: {volume.count()} voxels")
+        frame = [p["name"] for p in rig["parts"]].index(v["component"])
+        count = _count(ws.file(config.path("actions", part=v["component"])))
+        written = _write_part(ws, v["component"], mesh, v["view"], v["out"], _sender(ws), frame, count)
+        print(f"render: {written}: {volume.count()} voxels")
         return 0
     meshes = {}
     for p in rig["parts"]:
@@ -173,8 +186,10 @@ def render_anim(ws, v: dict) -> int:
         return 0
     if v["animation"] is not None:
         raise UsageError("--animation: only with --time")
-    for p in rig["parts"]:
-        _write_part(ws, p["name"], meshes[p["name"]], "iso", None)
+    sender = _sender(ws)
+    for frame, p in enumerate(rig["parts"]):
+        count = _count(ws.file(config.path("actions", part=p["name"])))
+        _write_part(ws, p["name"], meshes[p["name"]], "iso", None, sender, frame, count)
     scene = combine([meshes[p["name"]] for p in rig["parts"]])
     for view in VIEWS:
         write_atomic(ws.file(config.path("scene", view=view)), render_png(scene, view, config.bounds,

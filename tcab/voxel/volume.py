@@ -15,21 +15,11 @@ from math import isqrt
 import numpy as np
 
 from tcab.voxel.errors import VoxelError
-from tcab.voxel.limits import MAX_SIDE, MAX_VOXELS
+from tcab.voxel.limits import check_bounds
 
 SOLID = 1 << 24
 _AXIS = {"x": 0, "y": 1, "z": 2}
 _SAFE = 1 << 61  # products below this fit int64 three times over
-
-
-def check_bounds(width: object, height: object, depth: object) -> str | None:
-    """Why a volume of that size is refused (the limit named), or None."""
-    for key, value in (("width", width), ("height", height), ("depth", depth)):
-        if type(value) is not int or not 1 <= value <= MAX_SIDE:
-            return f"{key}: expected an integer 1..{MAX_SIDE} (MAX_SIDE), got {value!r}"[:160]
-    if width * height * depth > MAX_VOXELS:  # type: ignore[operator]
-        return f"{width}x{height}x{depth} is {width * height * depth} voxels, over the {MAX_VOXELS} limit (MAX_VOXELS)"  # type: ignore[operator]
-    return None
 
 
 def color_value(text: str) -> int:

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from tcab.voxel.errors import LogError, VoxelError
+from tcab.voxel.limits import check_bounds
 from tcab.voxel.log import op_line, parse_log, replay_bytes
-from tcab.voxel.volume import Volume, check_bounds
+from tcab.voxel.volume import Volume
 
 BIG = 1 << 62
 
