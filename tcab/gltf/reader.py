@@ -106,7 +106,7 @@ def _read(path: str, limit: int) -> bytes:
 def _depth(text: bytes, limit: int) -> int | None:
     """The bracket depth where it first passes ``limit`` (None: it never does)."""
     from tcab.voxel.rig import max_depth
-    depth = max_depth(text)
+    depth = max_depth(text, limit)
     return depth if depth > limit else None
 
 
@@ -327,7 +327,8 @@ def scene_mesh(gltf: Gltf):
     as one ``tcab.voxel.mesh.Mesh``: a vertex without COLOR_0 takes its
     material's base colour (grey without one). For tcab's renderer."""
     from tcab.voxel.mesh import Mesh
-    from tcab.voxel.scene import combine
+    from tcab.voxel.pose import _mul
+    from tcab.voxel.scene import apply, combine
     doc = gltf.json
     nodes = doc.get("nodes", [])
     scenes = doc.get("scenes", [])
@@ -341,13 +342,13 @@ def scene_mesh(gltf: Gltf):
         if i in seen:
             continue
         seen.add(i)
-        world = parent @ _trs(nodes[i])
+        world = _mul(parent, _trs(nodes[i]))
         if "mesh" in nodes[i]:
             for prim in gltf.meshes[nodes[i]["mesh"]]:
                 colors = prim.colors
                 if colors is None:
                     colors = np.tile(_base_color(doc, prim.material), (len(prim.positions), 1))
-                pos = prim.positions.astype(np.float64) @ world[:3, :3].T + world[:3, 3]
+                pos = apply(world, prim.positions, translate=True)
                 out.append(Mesh(pos.astype(np.float32), np.zeros_like(prim.positions), colors, prim.indices))
         stack.extend((c, world) for c in reversed(nodes[i].get("children", [])))
     return combine(out)

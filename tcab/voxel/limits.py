@@ -15,8 +15,11 @@ MAX_LINE_BYTES = 1024
 #: Largest absolute integer a log or a flag may carry (coordinates are clipped, not refused).
 MAX_INT = (1 << 63) - 1
 #: The work one replay may do: voxels visited, summed over every operation
-#: (a whole-volume op on the largest volume costs MAX_VOXELS). ~1 ns a unit in numpy.
-MAX_WORK = 1 << 33
+#: (a whole-volume op on the largest volume costs MAX_VOXELS: 256 of those).
+#: ~1 ns a unit in numpy, so a log stops within a few seconds.
+MAX_WORK = 1 << 31
+#: The work all the parts of one rig may do together (replayed one after another).
+MAX_RIG_WORK = 1 << 32
 #: Most faces one mesh may have (a glb of ~136 bytes a face).
 MAX_FACES = 1 << 20
 #: Rig bounds: parts, joints, animations, keyframes (over every track).

@@ -139,7 +139,8 @@ def replay_ops(ops: list[tuple[Op, dict]], bounds: tuple[int, int, int], label: 
     for i, (op, values) in enumerate(ops, 1):
         vol.apply(op.name, values)
         if vol.work > max_work:
-            raise LogError(f"{label}: op {i}: the replay's work passed {max_work} voxels visited (MAX_WORK)")
+            raise LogError(f"{label}: op {i}: the replay's work passed {max_work} voxels visited "
+                           f"(MAX_WORK, or what MAX_RIG_WORK left)")
     return vol
 
 

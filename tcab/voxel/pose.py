@@ -89,6 +89,14 @@ def local_time(animation: dict, t_ms: float) -> float:
     return math.fmod(t_ms, period) if animation["loop"] else min(t_ms, period)
 
 
+def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """4x4 product summed in a fixed order (a BLAS may not)."""
+    out = np.zeros((4, 4))
+    for k in range(4):
+        out += a[:, k:k + 1] * b[k:k + 1, :]
+    return out
+
+
 def _translate(v) -> np.ndarray:
     m = np.eye(4)
     m[:3, 3] = v
@@ -111,9 +119,12 @@ def joint_matrix(joint: dict, value: float) -> np.ndarray:
         step = [0.0, 0.0, 0.0]
         step[axis] = value
         driven = _translate(step)
-    orient = _rotate(2, joint["orient"][2]) @ _rotate(1, joint["orient"][1]) @ _rotate(0, joint["orient"][0])
+    orient = _mul(_mul(_rotate(2, joint["orient"][2]), _rotate(1, joint["orient"][1])), _rotate(0, joint["orient"][0]))
     pivot = joint["pivot"]
-    return _translate(joint["offset"]) @ _translate(pivot) @ orient @ driven @ _translate([-p for p in pivot])
+    out = _translate(joint["offset"])
+    for m in (_translate(pivot), orient, driven, _translate([-p for p in pivot])):
+        out = _mul(out, m)
+    return out
 
 
 def joint_values(rig: dict, animation: dict | None, t_ms: float) -> dict[str, float]:
@@ -132,7 +143,7 @@ def world_matrices(rig: dict, values: dict[str, float] | None) -> dict[str, np.n
     local = {p["name"]: np.eye(4) for p in rig["parts"]}
     if values is not None:
         for joint in rig["joints"]:
-            local[joint["part"]] = local[joint["part"]] @ joint_matrix(joint, values[joint["name"]])
+            local[joint["part"]] = _mul(local[joint["part"]], joint_matrix(joint, values[joint["name"]]))
     parents = {p["name"]: p["parent"] for p in rig["parts"]}
     world: dict[str, np.ndarray] = {}
 
@@ -141,7 +152,7 @@ def world_matrices(rig: dict, values: dict[str, float] | None) -> dict[str, np.n
             if depth > len(parents):
                 raise RigError(f"part {name!r}: the parent chain is a cycle")
             parent = parents[name]
-            world[name] = (resolve(parent, depth + 1) if parent is not None else np.eye(4)) @ local[name]
+            world[name] = _mul(resolve(parent, depth + 1) if parent is not None else np.eye(4), local[name])
         return world[name]
 
     for name in parents:

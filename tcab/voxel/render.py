@@ -7,7 +7,9 @@ functions and an integer depth; a pixel keeps its nearest triangle, a tie the
 lowest triangle index (one ``np.minimum.at`` over a combined key). No
 threads, no GPU, no float after rounding, so the bytes are the same on any
 machine with the same zlib. Back faces are culled; each triangle is
-flat-shaded by one fixed light (quantized to 1/256).
+flat-shaded by one fixed light (quantized to 1/256). Coordinates are bounded
+first (``_WORLD``, ``_SCREEN``, ``_DEPTH``) so no integer product overflows,
+whatever a pose or a foreign mesh holds.
 
 Views: ``iso`` (from +x +y +z, true isometric), ``front`` (from +z), ``side``
 (from +x), ``top`` (from +y, front at the bottom). The frame is the volume's
@@ -39,6 +41,11 @@ _LIGHT = np.array([0.35, 0.8, 0.5])
 _LIGHT = _LIGHT / np.sqrt((_LIGHT ** 2).sum())
 _BATCH = 1 << 21  # candidate pixels one batch evaluates
 _TRI_BITS = 22
+# Bounds that keep every integer product below 2^63: world coordinates (voxels), screen
+# coordinates (1/16 pixels: a triangle reaching past 65,536 pixels is dropped) and depth.
+_WORLD = 1 << 24
+_SCREEN = 1 << 20
+_DEPTH = 1 << 20
 
 
 def parse_background(text: str) -> tuple[int, int, int, int]:
@@ -72,7 +79,8 @@ def _shades(world: np.ndarray, tris: np.ndarray) -> np.ndarray:
     n = np.cross(b - a, c - a)
     length = np.sqrt((n * n).sum(axis=1))
     length[length == 0] = 1
-    lit = np.maximum((n @ _LIGHT) / length, 0)
+    # elementwise, not a matrix product: a BLAS may sum in another order (or fused) elsewhere
+    lit = np.maximum((n[:, 0] * _LIGHT[0] + n[:, 1] * _LIGHT[1] + n[:, 2] * _LIGHT[2]) / length, 0)
     return np.rint(256 * (0.45 + 0.55 * lit)).astype(np.int64)
 
 
@@ -87,7 +95,9 @@ def rasterize(mesh, view: str = "iso", bounds: tuple[int, int, int] | None = Non
     if not len(tris):
         return image
     matrix = np.array(_PROJECT[view], np.int64)
-    world = np.rint(np.asarray(mesh.positions, np.float64) * FIX).astype(np.int64)
+    # bounded so that no product below overflows int64 (a posed or foreign mesh may be anywhere)
+    world = np.rint(np.clip(np.nan_to_num(np.asarray(mesh.positions, np.float64)), -_WORLD, _WORLD)
+                    * FIX).astype(np.int64)
     proj = world @ matrix.T  # (n, 3): screen x, screen y up, depth
     if bounds is not None:
         corners = np.array([[x, y, z] for x in (0, bounds[0]) for y in (0, bounds[1]) for z in (0, bounds[2])],
@@ -102,11 +112,12 @@ def rasterize(mesh, view: str = "iso", bounds: tuple[int, int, int] | None = Non
     half = size * SUB // 2
     sx = (proj[:, 0] - mid_x) * num // den + half
     sy = half - (proj[:, 1] - mid_y) * num // den
-    depth = proj[:, 2] - int(lo[2])  # >= 0 inside the frame; nearer is larger
+    depth = np.clip(proj[:, 2] - int(lo[2]), -_DEPTH, _DEPTH)  # >= 0 inside the frame; nearer is larger
     x0, x1, x2 = (sx[tris[:, i]] for i in range(3))
     y0, y1, y2 = (sy[tris[:, i]] for i in range(3))
     area = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0)
-    front = area < 0  # counter-clockwise seen from the camera is clockwise with y down
+    near = np.abs(np.concatenate([x0, x1, x2, y0, y1, y2]).reshape(6, -1)).max(axis=0) < _SCREEN
+    front = (area < 0) & near  # counter-clockwise seen from the camera is clockwise with y down
     keep = np.nonzero(front)[0]
     if not len(keep):
         return image

@@ -222,7 +222,7 @@ def load_rig(data: bytes, label: str = "rig.json") -> dict:
         raise RigError(f"{label}: {len(data)} bytes, over the {MAX_RIG_BYTES}-byte limit (MAX_RIG_BYTES)")
     if not data.strip():
         return {"version": 1, "parts": [], "joints": [], "animations": []}
-    depth = max_depth(data)
+    depth = max_depth(data, 8)
     if depth > 8:
         raise RigError(f"{label}: nested {depth} deep, over the limit of 8")
     try:
@@ -232,21 +232,33 @@ def load_rig(data: bytes, label: str = "rig.json") -> dict:
     return check_rig(obj, label)
 
 
-def max_depth(data: bytes) -> int:
-    """The deepest bracket nesting of JSON bytes (strings skipped), counted without parsing."""
+_STRING = None
+
+
+def max_depth(data: bytes, limit: int | None = None) -> int:
+    """The deepest bracket nesting of JSON bytes (strings skipped), counted
+    without parsing: strings removed by one regex, then a running sum (numpy
+    for a large text, 1 MiB at a time). With ``limit``, it stops at the first
+    chunk that passes it and returns that depth (a bomb costs one chunk)."""
+    global _STRING
+    if _STRING is None:
+        import re
+        _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')  # unrolled: no per-character alternation
+    bare = _STRING.sub(b"", data)
+    if len(bare) > 1 << 16:
+        import numpy as np
+        depth = deepest = 0
+        for start in range(0, len(bare), 1 << 20):
+            codes = np.frombuffer(bare, np.uint8, count=min(1 << 20, len(bare) - start), offset=start)
+            step = ((codes == 0x5B) | (codes == 0x7B)).astype(np.int64) - ((codes == 0x5D) | (codes == 0x7D))
+            running = np.cumsum(step) + depth
+            deepest, depth = max(deepest, int(running.max())), int(running[-1])
+            if limit is not None and deepest > limit:
+                break
+        return deepest
     depth = deepest = 0
-    in_string = escape = False
-    for byte in data:
-        if in_string:
-            if escape:
-                escape = False
-            elif byte == 0x5C:
-                escape = True
-            elif byte == 0x22:
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):
+    for byte in bare:
+        if byte in (0x5B, 0x7B):
             depth += 1
             deepest = max(deepest, depth)
         elif byte in (0x5D, 0x7D):

@@ -34,11 +34,22 @@ def combine(meshes: list[Mesh]) -> Mesh:
                 np.concatenate([m.indices + np.uint32(o) for m, o in zip(meshes, offsets, strict=True)]))
 
 
+def apply(matrix: np.ndarray, points: np.ndarray, translate: bool) -> np.ndarray:
+    """``matrix`` applied to (n, 3) points, elementwise in a fixed order (not
+    a BLAS product, whose summation order may differ between machines)."""
+    p = points.astype(np.float64)
+    out = np.empty_like(p)
+    for row in range(3):
+        value = p[:, 0] * matrix[row, 0] + p[:, 1] * matrix[row, 1] + p[:, 2] * matrix[row, 2]
+        out[:, row] = value + matrix[row, 3] if translate else value
+    return out
+
+
 def transformed(mesh: Mesh, matrix: np.ndarray) -> Mesh:
     if not len(mesh.indices):
         return mesh
-    positions = mesh.positions.astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
-    normals = mesh.normals.astype(np.float64) @ matrix[:3, :3].T
+    positions = apply(matrix, mesh.positions, translate=True)
+    normals = apply(matrix, mesh.normals, translate=False)
     return Mesh(positions.astype(np.float32), normals.astype(np.float32), mesh.colors, mesh.indices)
 
 

@@ -113,26 +113,30 @@ def _rig_command(ws, name: str, v: dict) -> int:
     return 0
 
 
-def _part_mesh(ws, part: str | None):
-    from tcab.voxel.log import replay_bytes
+def _part_mesh(ws, part: str | None, budget: list[int] | None = None):
+    """The part's volume and mesh; ``budget`` (a one-item list) is the work the
+    rig's parts have left together (limits.MAX_RIG_WORK), spent by this replay."""
+    from tcab.voxel.limits import MAX_WORK
+    from tcab.voxel.log import parse_log, replay_ops
     from tcab.voxel.mesh import mesh_volume
     relative = ws.config.path("actions", part=part)
     path = ws.file(relative)
     data = read_file(path) if os.path.lexists(path) else b""
-    volume = replay_bytes(data, ws.config.bounds, relative)
+    allowed = MAX_WORK if budget is None else min(MAX_WORK, budget[0])
+    volume = replay_ops(parse_log(data, relative), ws.config.bounds, relative, max_work=allowed)
+    if budget is not None:
+        budget[0] -= volume.work
     return volume, mesh_volume(volume)
 
 
 def _write_part(ws, part: str | None, mesh, view: str, out: str | None, sender=None, frame: int = 0,
                 count: int = 0) -> str:
-    from tcab.gltf.writer import mesh_glb
-    from tcab.voxel import VERSION
+    from tcab.voxel.regenerate import glb_for
     from tcab.voxel.render import render_png
     config = ws.config
     glb = config.path("mesh", part=part)
     png = out or config.path("preview", part=part)
-    tool = "voxel-anim" if config.animated else "voxel"
-    glb_bytes = mesh_glb(mesh, part or "model", generator=f"tcab {tool} {VERSION}")
+    glb_bytes = glb_for(mesh, part, config.animated)
     png_bytes = render_png(mesh, view, config.bounds, config.background)
     write_atomic(ws.file(glb), glb_bytes)
     write_atomic(os.path.abspath(out) if out else ws.file(png), png_bytes)
@@ -173,9 +177,10 @@ def render_anim(ws, v: dict) -> int:
         written = _write_part(ws, v["component"], mesh, v["view"], v["out"], _sender(ws), frame, count)
         print(f"render: {written}: {volume.count()} voxels")
         return 0
-    meshes = {}
+    from tcab.voxel.limits import MAX_RIG_WORK
+    meshes, budget = {}, [MAX_RIG_WORK]
     for p in rig["parts"]:
-        volume, meshes[p["name"]] = _part_mesh(ws, p["name"])
+        volume, meshes[p["name"]] = _part_mesh(ws, p["name"], budget)
     if v["time"] is not None:
         from tcab.voxel.pose import pick_animation
         animation = pick_animation(rig, v["animation"])

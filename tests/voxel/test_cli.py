@@ -5,11 +5,9 @@ import json
 import pytest
 
 from tcab.gltf.reader import read_glb
-from tcab.gltf.writer import mesh_glb
-from tcab.voxel import VERSION
 from tcab.voxel.limits import MAX_PARTS
 from tcab.voxel.log import replay
-from tcab.voxel.mesh import mesh_volume
+from tcab.voxel.regenerate import part_files
 from tests.support.gltf import assert_valid
 from tests.voxel.support import make_workspace, ok, tool
 
@@ -40,9 +38,10 @@ def test_sculpt_then_render_static(tmp_path):
     assert "model.png" in out and "mesh.glb" in out
     assert (ws / "model.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert_valid(ws / "mesh.glb")
-    # the regenerated mesh is byte-identical to the tool's for an honest log
-    volume = replay(str(ws / "actions.json"), (16, 16, 16))
-    assert mesh_glb(mesh_volume(volume), "model", generator=f"tcab voxel {VERSION}") == (ws / "mesh.glb").read_bytes()
+    # the regenerated mesh and preview are byte-identical to the tool's for an honest log
+    volume, glb, png = part_files(str(ws / "actions.json"), (16, 16, 16), background="#202020")
+    assert glb == (ws / "mesh.glb").read_bytes() and png == (ws / "model.png").read_bytes()
+    assert volume.count() == replay(str(ws / "actions.json"), (16, 16, 16)).count()
     # the disc has 13 cells, x 8..15 (clipped); it overlaps the box on x 8..10
     assert volume.colors() == {"#808890": 216 - 3 * 13, "#3a3836": 8 * 13}
     ok(ws, "voxel", "render", "--view", "front", "--out", "front.png")
@@ -184,3 +183,38 @@ def test_a_watched_render_streams_png_then_mesh(tmp_path):
     assert body[header["length"]:] == (ws / "mesh.glb").read_bytes() and header["meshLength"] == len(body) - header["length"]
     # nobody listening: the render still succeeds
     ok(ws, "voxel", "render")
+
+
+def test_links_are_not_followed_and_init_empties(tmp_path):
+    ws = make_workspace(tmp_path / "ws")
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"op":"set-voxel","x":1,"y":1,"z":1,"color":"#ffffff"}\n')
+    (ws / "actions.json").symlink_to(outside)
+    done = tool(ws, "voxel", "render")
+    assert done.returncode == 1 and "symbolic link" in done.stderr
+    done = tool(ws, "voxel", "set-voxel", "--x", "1", "--y", "1", "--z", "1", "--color", "#000000")
+    assert done.returncode == 1 and outside.read_text().count("\n") == 1
+    (ws / "actions.json").unlink()
+    (tmp_path / "elsewhere").mkdir()
+    (ws / "parts").symlink_to(tmp_path / "elsewhere")
+    anim = make_workspace(tmp_path / "ws", "voxel-animation")
+    done = tool(anim, "voxel-anim", "define-part", "--name", "hull")
+    assert done.returncode == 1 and "leads out of the workspace" in done.stderr
+    assert not any((tmp_path / "elsewhere").iterdir())
+    (ws / "parts").unlink()
+    ok(anim, "voxel-anim", "define-part", "--name", "hull")
+    ok(anim, "voxel-anim", "set-voxel", "--part", "hull", "--x", "1", "--y", "1", "--z", "1", "--color", "#000000")
+    assert "emptied parts/hull.actions.json" in ok(anim, "voxel-anim", "init")
+    assert (anim / "parts/hull.actions.json").read_bytes() == b""
+
+
+def test_a_rig_s_parts_share_one_work_budget(tmp_path, monkeypatch):
+    ws = make_workspace(tmp_path, "voxel-animation", (64, 64, 64))
+    parts = [{"name": f"p{i}", "parent": None if i == 0 else "p0"} for i in range(3)]
+    (ws / "rig.json").write_text(json.dumps({"parts": parts}))
+    (ws / "parts").mkdir()
+    line = b'{"op":"replace-color","from":"#000000","to":"#000001"}\n'
+    for i in range(3):  # each alone is within MAX_WORK (2^31); together they pass MAX_RIG_WORK (2^32)
+        (ws / f"parts/p{i}.actions.json").write_bytes(line * 7000)
+    done = tool(ws, "voxel-anim", "render", timeout=300)
+    assert done.returncode == 1 and "parts/p2.actions.json" in done.stderr and "MAX_RIG_WORK" in done.stderr

@@ -95,3 +95,17 @@ def test_renders_are_byte_identical_across_runs():
     pixels = {v: hashlib.sha256(rasterize(mesh, v, (16, 16, 16), "#202020").tobytes()).hexdigest()[:32]
               for v in VIEWS}
     assert pixels == GOLDEN
+
+
+def test_far_and_huge_meshes_render_without_overflow():
+    from tcab.voxel.mesh import Mesh
+    mesh = mesh_volume(scene_volume())
+    far = Mesh(np.concatenate([mesh.positions, np.array([[1e30, 0, 0], [0, 1e30, 0], [0, 0, -1e30]], np.float32)]),
+               np.concatenate([mesh.normals, np.zeros((3, 3), np.float32)]),
+               np.concatenate([mesh.colors, np.full((3, 4), 255, np.uint8)]),
+               np.concatenate([mesh.indices, np.array([len(mesh.positions) + i for i in (0, 2, 1, 0, 1, 2)],
+                                                      np.uint32)]))
+    with np.errstate(all="raise"):
+        image = rasterize(far, "iso", (16, 16, 16), "#202020")
+    assert (image == rasterize(mesh, "iso", (16, 16, 16), "#202020")).all()  # the far triangles are dropped
+    assert rasterize(far, "front").shape == (512, 512, 4)  # framed by the mesh itself: a dot, no error

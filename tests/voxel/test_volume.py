@@ -134,3 +134,42 @@ def test_volume_bounds_named():
     assert "MAX_VOXELS" in check_bounds(1024, 1024, 1024)
     with pytest.raises(VoxelError, match="width"):
         Volume(0, 1, 1)
+
+
+def test_exact_path_matches_the_numpy_path(monkeypatch):
+    import random
+
+    from tcab.voxel import volume as module
+    rng = random.Random(5)
+    ops = []
+    for _ in range(60):
+        c = {"cx": rng.randrange(-6, 22), "cy": rng.randrange(-6, 22), "cz": rng.randrange(-6, 22)}
+        kind = rng.randrange(3)
+        if kind == 0:
+            ops.append(("fill-sphere", {**c, "radius": rng.randrange(0, 9), "color": "#ff0000"}))
+        elif kind == 1:
+            ops.append(("fill-ellipsoid", {**c, "rx": rng.randrange(0, 7), "ry": rng.randrange(0, 7),
+                                           "rz": rng.randrange(0, 7), "color": "#00ff00"}))
+        else:
+            ops.append(("fill-cylinder", {**c, "radius": rng.randrange(0, 6), "length": rng.randrange(0, 9),
+                                          "axis": rng.choice("xyz"), "color": "#0000ff"}))
+    for op in ops:
+        fast = run([op])
+        monkeypatch.setattr(module, "_SAFE", 0)  # every quadric takes the big-integer path
+        exact = run([op])
+        monkeypatch.undo()
+        assert (fast.data == exact.data).all(), op
+
+
+def test_clipped_line_matches_the_whole_line():
+    import random
+    rng = random.Random(9)
+    for _ in range(200):
+        a = [rng.randrange(-40, 56) for _ in range(3)]
+        b = [rng.randrange(-40, 56) for _ in range(3)]
+        vol = run([("line", {"x0": a[0], "y0": a[1], "z0": a[2], "x1": b[0], "y1": b[1], "z1": b[2],
+                             "color": "#ffffff"})])
+        # the whole line stepped on a volume big enough to hold it, then cut to 16^3
+        big = run([("line", {"x0": a[0] + 40, "y0": a[1] + 40, "z0": a[2] + 40, "x1": b[0] + 40, "y1": b[1] + 40,
+                             "z1": b[2] + 40, "color": "#ffffff"})], bounds=(96, 96, 96))
+        assert (vol.data == big.data[40:56, 40:56, 40:56]).all(), (a, b)
