@@ -111,12 +111,11 @@ def _rig(tree: Path, rel: str) -> dict:
 
 
 def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str) -> PartScore:
-    from tcab.gltf.writer import mesh_glb
-    from tcab.voxel import VERSION
     from tcab.voxel.errors import VoxelError
     from tcab.voxel.limits import MAX_LOG_BYTES
     from tcab.voxel.log import parse_log, replay_ops
     from tcab.voxel.mesh import mesh_volume
+    from tcab.voxel.regenerate import glb_for
     from tcab.voxel.render import render_png
 
     name = part or MODEL
@@ -132,7 +131,7 @@ def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str) -> Par
         return PartScore(name, "empty", detail=str(exc))
     if volume.count() == 0:
         return PartScore(name, "empty", len(ops), detail=f"{log_rel}: places no voxel")
-    glb = mesh_glb(mesh, name, generator=f"tcab {tool} {VERSION}")
+    glb = glb_for(mesh, name, tool == "voxel-anim")  # the tool's own bytes for this mesh
     out = run_dir / REGENERATED_DIR
     out.mkdir(parents=True, exist_ok=True)
     write_bytes(out / f"{name}.glb", glb)
