@@ -19,6 +19,7 @@ images: podman    ## build the run images locally from Debian (debootstrap + lay
 
 node-deps:        ## handlebars.js, pinned, which the template tests compare tcab with
 	npm ci --prefix tests/templates/node --no-audit --no-fund
+	npm ci --prefix tcab/web3d/node --no-audit --no-fund
 
 test: setup node-deps images ## the whole test suite, against real Podman (installs and starts what it needs)
 	$(PYTHON) -m pytest -q

@@ -62,6 +62,7 @@ def parse_manifest(
     common = Declared(dests={s.dest for s in keys["specs"]})
     parsed = test_type.parse_section(SectionInput(f, data, source, root, common, HERE))
     keys["section"] = parsed.section
+    common.variant_keys, common.parse_variant = parsed.variant_keys, parsed.parse_variant
     keys["proofs"] = parse_proofs(data, source, common.proof_ids, common.proof_dests, HERE)
     keys["domains"] = parse_domains(data, source, common.domains, HERE)
     keys["review_format"] = common.review_format = review_format(data, source)

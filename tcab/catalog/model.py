@@ -283,6 +283,8 @@ class Variant:
     review_items: tuple[ReviewItem, ...] = ()
     review_categories: tuple[ReviewCategory, ...] = ()
     reference_implementation: str | None = None
+    # what the case's type parsed from its own variant keys (a voxel volume)
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True, slots=True)

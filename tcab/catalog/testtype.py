@@ -41,7 +41,7 @@ as runtime backends are, so that parsing a manifest never imports them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -123,6 +123,11 @@ class ParsedSection:
 
     section: Any
     after_variants: Callable[[list[Scope]], None] | None = None
+    # Keys a variant file of this case may add (a voxel case's ``[voxel]``),
+    # and the parser of them: it reads the variant's fields and returns what
+    # lands in ``Variant.extra``.
+    variant_keys: tuple[str, ...] = ()
+    parse_variant: Callable[[Fields], Mapping[str, Any]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +190,12 @@ class TestType:
     def template_params(self, case: CaseVersion, variant: Variant) -> dict[str, Any]:
         """``variant.params`` as spec and prompt templates see them."""
         return dict(variant.params)
+
+    def template_context(self, case: CaseVersion, variant: Variant) -> dict[str, Any]:
+        """Names a spec or prompt template of ``variant`` sees beside ``version``,
+        ``variant`` (and the prompt's ``workspace``, ``specs``): a voxel case's
+        ``voxel``. None by default."""
+        return {}
 
     def unplayable_reason(self, case: CaseVersion) -> str | None:
         """Why the arena cannot play ``case`` in matches, or None."""

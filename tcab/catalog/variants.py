@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,9 @@ class Declared:
     review_items: dict[str, str] = field(default_factory=dict)
     review_format: int = 1
     review_categories: frozenset[str] = frozenset()
+    # the keys a variant of this case may add, and their parser (ParsedSection)
+    variant_keys: tuple[str, ...] = ()
+    parse_variant: Callable[[Fields], Mapping[str, Any]] | None = None
 
 
 def parse_spec(
@@ -74,8 +78,9 @@ def parse_variant(
     source, data = read_toml(path)
     if data is None:
         return None, source, []
-    f = Fields(data, source, VARIANT_KEYS)
+    f = Fields(data, source, VARIANT_KEYS + common.variant_keys)
     slug = f.kebab("slug", required=True)
+    extra = common.parse_variant(f) if common.parse_variant is not None else {}
     name = f.string("name")
     description = f.string("description", nonempty=False) or ""
     workspace = check_path(f, "workspace", root, f.string("workspace"), "dir")
@@ -115,6 +120,7 @@ def parse_variant(
         review_items=tuple(item for _, item in items),
         review_categories=categories,
         reference_implementation=reference_impl,
+        extra=extra,
     )
     return variant, source, items
 

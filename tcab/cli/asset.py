@@ -125,13 +125,14 @@ def render_reference(settings: Settings, case: str, variant: str | None, experim
     from tcab.testtypes.asset_generation import AssetSection
     from tcab.testtypes.asset_reference import ReferenceError
     from tcab.testtypes.asset_reference import render_reference as render
+    from tcab.testtypes.asset_voxel import VoxelSection
 
     _check_out(out)
     try:
         resolved = resolve_case(settings.catalog_dir, case, experimental=experimental)
     except CatalogError as exc:
         raise click.BadParameter(str(exc), param_hint="'CASE'") from None
-    if not isinstance(resolved.section, AssetSection):
+    if not isinstance(resolved.section, AssetSection | VoxelSection):
         raise click.BadParameter(f"{resolved.ref} is a {resolved.type} case; only an asset-generation "
                                  "case has a drawn reference", param_hint="'CASE'")
     try:
@@ -143,9 +144,11 @@ def render_reference(settings: Settings, case: str, variant: str | None, experim
     except ReferenceError as exc:
         raise click.BadParameter(str(exc), param_hint="'CASE'") from None
     _echo(list(rendered.written))
-    for frame in rendered.score.frames:
+    for frame in getattr(rendered.score, "frames", ()):
         if frame.flagged:
             click.secho(f"warning: frame {frame.name}: {frame.detail}", fg="yellow", err=True)
+    for note in getattr(rendered.score, "notes", ()):  # a voxel reference's animation gaps
+        click.secho(f"warning: {note}", fg="yellow", err=True)
 
 
 __all__ = ["asset"]

@@ -27,6 +27,7 @@ from tcab.results.schema import (
     TABLES,
     TOOLCHAIN_STATUSES,
     VALIDATION_STATUSES,
+    VOXEL_PART_STATUSES,
 )
 from tcab.results.sqlite import sqlite_utils
 from tcab.results.store import write_transaction
@@ -92,7 +93,9 @@ def record_performance_score(db: sqlite_utils.Database, score: Mapping[str, Any]
 
 def record_asset_regeneration(db: sqlite_utils.Database, regen: Mapping[str, Any]) -> None:
     """Insert or replace the regeneration of asset run ``regen["run_id"]``
-    and its ``frames`` (dicts of ``asset_frames`` without ``run_id``/``seq``).
+    and its ``frames`` (dicts of ``asset_frames`` without ``run_id``/``seq``);
+    a voxel run's ``parts`` and ``animations`` likewise (``asset_voxel_parts``,
+    ``asset_voxel_animations``).
 
     In the same transaction a ``completed`` run with no asset becomes
     ``catastrophic`` (and one regenerated again is ``completed`` again), as
@@ -102,16 +105,31 @@ def record_asset_regeneration(db: sqlite_utils.Database, regen: Mapping[str, Any
     if not isinstance(regen, Mapping):
         raise ResultsError(f"asset_regenerations: expected a dict, got {type(regen).__name__}")
     frames = regen.get("frames") or ()
-    row = _row("asset_regenerations", {k: v for k, v in regen.items() if k != "frames"})
+    parts = regen.get("parts") or ()
+    animations = regen.get("animations") or ()
+    row = _row("asset_regenerations", {k: v for k, v in regen.items()
+                                       if k not in ("frames", "parts", "animations")})
     _check_choice("asset_regenerations", "status", row["status"], ASSET_STATUSES)
     frame_rows = [_row("asset_frames", {**frame, "run_id": row["run_id"], "seq": seq})
                   for seq, frame in enumerate(frames)]
     _check_unique("asset_frames", frame_rows, ("frame",))
+    part_rows = [_row("asset_voxel_parts", {**part, "run_id": row["run_id"], "seq": seq})
+                 for seq, part in enumerate(parts)]
+    for part_row in part_rows:
+        _check_choice("asset_voxel_parts", "status", part_row["status"], VOXEL_PART_STATUSES)
+    _check_unique("asset_voxel_parts", part_rows, ("part",))
+    animation_rows = [_row("asset_voxel_animations", {**a, "run_id": row["run_id"], "seq": seq})
+                      for seq, a in enumerate(animations)]
+    _check_unique("asset_voxel_animations", animation_rows, ("name",))
     with write_transaction(db):
         _upsert(db, "asset_regenerations", row)
         db.execute("DELETE FROM asset_frames WHERE run_id = ?", [row["run_id"]])
         for frame_row in frame_rows:
             _upsert(db, "asset_frames", frame_row)
+        for table, rows in (("asset_voxel_parts", part_rows), ("asset_voxel_animations", animation_rows)):
+            db.execute(f"DELETE FROM {table} WHERE run_id = ?", [row["run_id"]])
+            for r in rows:
+                _upsert(db, table, r)
         found = db.execute("SELECT status FROM runs WHERE id = ?", [row["run_id"]]).fetchone()
         if found is not None and found[0] in RUN_STATUSES:
             after = run_status_after(found[0], "catastrophic" if row["status"] == "no_asset" else "passed")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tcab.outcomes import RUN_STATUSES, SEAT_OUTCOMES, VALIDATION_STATUSES
 
-__all__ = ["ASSET_STATUSES", "DECISION_SOURCES", "DECISION_VERDICTS", "MIGRATIONS", "PERFORMANCE_STATUSES", "PROOF_STATUSES", "REVIEW_RATINGS", "REVIEW_VERDICTS", "RUN_STATUSES", "SCHEMA_VERSION", "SEAT_OUTCOMES", "TABLES", "VALIDATION_STATUSES", "Migration"]
+__all__ = ["ASSET_STATUSES", "DECISION_SOURCES", "DECISION_VERDICTS", "MIGRATIONS", "PERFORMANCE_STATUSES", "PROOF_STATUSES", "REVIEW_RATINGS", "REVIEW_VERDICTS", "RUN_STATUSES", "SCHEMA_VERSION", "SEAT_OUTCOMES", "TABLES", "VALIDATION_STATUSES", "VOXEL_PART_STATUSES", "Migration"]
 
 # What the shipped migrations checked; later statuses come with a migration
 # of their own (0005, 0006, 0009), so these stay as they were.
@@ -660,6 +660,40 @@ _RUN_COSTS_AND_CHECK_SCORES = (
     )""",
 )
 
+#: How a voxel part scored (tcab.testtypes.asset_voxel_score).
+VOXEL_PART_STATUSES = ("regenerated", "empty")
+# A voxel run's regeneration (issue 23) is its asset_regenerations row (the
+# voxel library's version in draw_version); beside it, one row per part with
+# its op, voxel and face counts and whether the run's own mesh has the bytes
+# its log regenerates, and one row per required animation with its gap.
+_ASSET_VOXEL_PARTS = (
+    f"""
+    CREATE TABLE asset_voxel_parts (
+        run_id TEXT NOT NULL,
+        part TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN {_in(VOXEL_PART_STATUSES)}),
+        ops INTEGER NOT NULL CHECK (ops >= 0),
+        voxels INTEGER NOT NULL CHECK (voxels >= 0),
+        faces INTEGER NOT NULL CHECK (faces >= 0),
+        mesh_match INTEGER CHECK (mesh_match IS NULL OR mesh_match IN (0, 1)),
+        mesh TEXT,
+        image TEXT,
+        detail TEXT,
+        PRIMARY KEY (run_id, part)
+    )""",
+    """
+    CREATE TABLE asset_voxel_animations (
+        run_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        present INTEGER NOT NULL CHECK (present IN (0, 1)),
+        keyframes INTEGER NOT NULL CHECK (keyframes >= 0),
+        gap TEXT,
+        PRIMARY KEY (run_id, name)
+    )""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
@@ -675,6 +709,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0012_review_categories", _REVIEW_CATEGORIES),
     Migration("0013_run_attempts", _RUN_ATTEMPTS),
     Migration("0014_run_costs_and_check_scores", _RUN_COSTS_AND_CHECK_SCORES),
+    Migration("0015_asset_voxel_parts", _ASSET_VOXEL_PARTS),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -769,5 +804,9 @@ TABLES: dict[str, TableSpec] = {
               "run_id frame", "run_id frame seq ops flagged"),
         _spec("run_attempts", "entry attempt run_id status detail recorded_at",
               "entry run_id", "entry attempt run_id status recorded_at"),
+        _spec("asset_voxel_parts", "run_id part seq status ops voxels faces mesh_match mesh image detail",
+              "run_id part", "run_id part seq status ops voxels faces"),
+        _spec("asset_voxel_animations", "run_id name seq present keyframes gap",
+              "run_id name", "run_id name seq present keyframes"),
     )
 }

@@ -41,8 +41,8 @@ RUN_IMAGES: tuple[RunImage, ...] = (
     RunImage("adversarial", "test-cabinet-adversarial", "TCAB_CONTAINER_IMAGE_ADVERSARIAL", True),
     RunImage("sprite", "test-cabinet-sprite", "TCAB_CONTAINER_IMAGE_SPRITE", True),
     RunImage("sprite-sheet", "test-cabinet-sprite-sheet", "TCAB_CONTAINER_IMAGE_SPRITE_SHEET", True),
-    RunImage("voxel-model", "test-cabinet-voxel", "TCAB_CONTAINER_IMAGE_VOXEL", False),
-    RunImage("voxel-animation", "test-cabinet-voxel-animation", "TCAB_CONTAINER_IMAGE_VOXEL_ANIMATION", False),
+    RunImage("voxel-model", "test-cabinet-voxel", "TCAB_CONTAINER_IMAGE_VOXEL", True),
+    RunImage("voxel-animation", "test-cabinet-voxel-animation", "TCAB_CONTAINER_IMAGE_VOXEL_ANIMATION", True),
     RunImage("blender-character", "test-cabinet-blender", "TCAB_CONTAINER_IMAGE_BLENDER", False),
     RunImage("performance", "test-cabinet-performance", "TCAB_CONTAINER_IMAGE_PERFORMANCE", True),
 )

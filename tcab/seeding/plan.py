@@ -53,8 +53,10 @@ def variant_context(case: CaseVersion, variant: Variant) -> dict[str, Any]:
 
 
 def spec_context(case: CaseVersion, variant: Variant) -> dict[str, Any]:
-    """The context of a spec template: ``version`` and ``variant``."""
-    return {"version": case.version, "variant": variant_context(case, variant)}
+    """The context of a spec template: ``version`` and ``variant``, and what
+    the case's type adds (``TestType.template_context``)."""
+    return {**case.test_type.template_context(case, variant),
+            "version": case.version, "variant": variant_context(case, variant)}
 
 
 def _read(path: Path, what: str) -> bytes:

@@ -48,8 +48,19 @@ def regenerate_inputs(ctx: SweepContext, spec: RunSpec) -> dict[str, str]:
     stamp = ctx.cache.stamp(ctx.layout.run_record(spec))
     if stamp is None:
         raise KeyError(f"run {spec.name} not recorded (or its record is damaged)")
-    return {"run": stamp, "case": _case_part(ctx, spec.case, spec.version), "draw": VERSION,
-            "regenerator": REGENERATOR}
+    inputs = {"run": stamp, "case": _case_part(ctx, spec.case, spec.version), "draw": VERSION,
+              "regenerator": REGENERATOR}
+    if _is_voxel(ctx.lookups.case(spec.case, spec.version)):
+        from tcab.voxel import VERSION as VOXEL_VERSION
+
+        inputs["voxel"] = VOXEL_VERSION
+    return inputs
+
+
+def _is_voxel(case) -> bool:
+    from tcab.testtypes.asset_voxel import VoxelSection
+
+    return isinstance(case.section, VoxelSection)
 
 
 def do_regenerate(ctx: SweepContext, spec: RunSpec) -> bool:
@@ -64,6 +75,11 @@ def do_regenerate(ctx: SweepContext, spec: RunSpec) -> bool:
     run = ctx.cache.target(ctx.layout.run_record(spec))
     case = ctx.lookups.case(spec.case, spec.version)
     run_dir = ctx.settings.root / run["run_dir"]
+    if _is_voxel(case):
+        from tcab.testtypes.asset_voxel_score import record_voxel_regeneration
+
+        record_voxel_regeneration(ctx, case, spec, run, inputs, record)
+        return True
     score = score_tree(case.section, run_dir / TREE_DIR, run_dir)
     if score.status == "regenerated" and case.section.sheet:
         from tcab.testtypes.asset_export import write_run_exports

@@ -48,6 +48,13 @@ from tcab.testtypes import (
     TestType,
 )
 from tcab.testtypes.asset_seed import LAYERS_LOG, seed_entries, write_live
+from tcab.testtypes.asset_voxel import (
+    VOXEL_TOOLS,
+    VoxelSection,
+    parse_voxel,
+    refuse_variant_volume,
+    variant_volume,
+)
 
 if TYPE_CHECKING:
     from tcab.catalog.model import CaseVersion, Variant
@@ -57,10 +64,11 @@ if TYPE_CHECKING:
 #: The kinds tcab draws, and the tool of each (its run image has the same name).
 TOOLS = {"sprite": "draw", "sprite-sheet": "draw-sheet"}
 #: The original's other kinds: known, refused until tcab has their tools.
-UNSUPPORTED = ("ui", "material", "voxel-model", "voxel-rig", "voxel-animation", "mc-model", "sn-model",
+UNSUPPORTED = ("ui", "material", "voxel-rig", "mc-model", "sn-model",
                "dc-model", "mc-animation", "sn-animation", "dc-animation", "mc-skinned", "sn-skinned",
                "dc-skinned", "blender-character", "blender-mechanism", "blender-prop", "particle-2d",
                "particle-3d", "sfx-synth", "sfx-sample", "music")
+SUPPORTED = ", ".join((*TOOLS, *VOXEL_TOOLS))
 MAX_FPS = 240
 #: The keys a review item of this type may add (the original's older form).
 ITEM_KEYS = ("sequences", "frames")
@@ -124,7 +132,7 @@ class AssetSection:
 class AssetGeneration(TestType):
     name: ClassVar[str] = "asset-generation"
     section_keys: ClassVar[tuple[str, ...]] = ("asset_kind", "canvas", "tool", "output", "sheet", "check",
-                                               "reference")
+                                               "reference", "voxel", "model")
     review_item_keys: ClassVar[tuple[str, ...]] = ITEM_KEYS
     run_image: ClassVar[str] = "sprite"
     after_run: ClassVar[tuple[AfterRun, ...]] = (AfterRun("regenerate", "tcab.tasks.regenerate:REGENERATE"),)
@@ -136,8 +144,19 @@ class AssetGeneration(TestType):
     reviewed: ClassVar[bool] = True
 
     def parse_section(self, p: SectionInput) -> ParsedSection:
-        section = _parse(p)
-        return ParsedSection(section, lambda scopes: _no_views(p.source, scopes))
+        kind = p.data.get("asset_kind", "sprite")
+        if kind in VOXEL_TOOLS:
+            section: Any = _parse_voxel(p, kind)
+            variants = variant_volume
+        else:
+            section, variants = _parse(p), refuse_variant_volume(kind)
+        return ParsedSection(section, lambda scopes: _no_views(p.source, scopes),
+                             variant_keys=("voxel",), parse_variant=variants)
+
+    def template_context(self, case: CaseVersion, variant: Variant) -> dict[str, Any]:
+        if isinstance(case.section, VoxelSection):
+            return {"voxel": case.section.volume_for(variant).context()}
+        return {}
 
     def run_image_for(self, case: CaseVersion) -> str:
         return case.section.kind
@@ -146,9 +165,18 @@ class AssetGeneration(TestType):
         return QUALITY_DIRECTIVE
 
     def seed_entries(self, case: CaseVersion, variant: Variant, seeding: SeedingInput) -> list[SeedEntry]:
+        if isinstance(case.section, VoxelSection):
+            from tcab.testtypes.asset_voxel_seed import voxel_seed_entries
+
+            return voxel_seed_entries(case.section, case.section.volume_for(variant))
         return seed_entries(case.section)
 
     def watch_setup(self, case: CaseVersion, variant: Variant, workspace: Path, live: LiveEndpoint) -> None:
+        if isinstance(case.section, VoxelSection):
+            from tcab.testtypes.asset_voxel_seed import write_voxel_live
+
+            write_voxel_live(case.section, case.section.volume_for(variant), workspace, live)
+            return
         write_live(case.section, workspace, live)
 
     def unplayable_reason(self, case: CaseVersion) -> str | None:
@@ -165,9 +193,9 @@ def _kind(f: Fields) -> str | None:
     if value in TOOLS:
         return value
     if value in UNSUPPORTED:
-        f.problem("asset_kind", f"{show(value)} is not yet supported by tcab (supported: sprite, sprite-sheet)")
+        f.problem("asset_kind", f"{show(value)} is not yet supported by tcab (supported: {SUPPORTED})")
     else:
-        f.problem("asset_kind", f"expected one of sprite, sprite-sheet, got {show(value)}")
+        f.problem("asset_kind", f"expected one of {SUPPORTED}, got {show(value)}")
     return None
 
 
@@ -333,6 +361,17 @@ def _no_views(source: Source, scopes: list[Scope]) -> None:
             return
 
 
+def _parse_voxel(p: SectionInput, kind: str) -> VoxelSection | AssetSection:
+    """A voxel case: refuses what only a 2D case has, judges like any asset."""
+    for key, what in (("build", "[build]: nothing is built"), ("check", "[[check]]: there is no target page"),
+                      ("reference", "[[reference]]: there is no target to compare with")):
+        if key in p.data:
+            p.f.problem(key, f"an asset-generation case has no {what}")
+    section = parse_voxel(p, kind)
+    _judging(p, False, (), ())
+    return section if section is not None else AssetSection()
+
+
 def _parse(p: SectionInput) -> AssetSection:
     f, source = p.f, p.source
     for key, what in (("build", "[build]: nothing is built"), ("check", "[[check]]: there is no target page"),
@@ -341,6 +380,9 @@ def _parse(p: SectionInput) -> AssetSection:
             f.problem(key, f"an asset-generation case has no {what}")
     kind = _kind(f)
     sheet = kind == "sprite-sheet"
+    for key in ("voxel", "model"):
+        if key in p.data:
+            f.problem(key, f"only a voxel case declares [{key}] (asset_kind is {show(kind)})")
     out: dict[str, Any] = {"kind": kind}
     frames: tuple[int, ...] | None = ()
     sequences: tuple[SheetSequence, ...] = ()

@@ -39,6 +39,7 @@ from tcab.testtypes.asset_score import REGENERATED_DIR, score_tree
 if TYPE_CHECKING:
     from tcab.catalog.model import CaseVersion, Variant
     from tcab.testtypes.asset_score import AssetScore
+    from tcab.testtypes.asset_voxel_score import VoxelScore
 
 #: The reference implementation, relative to the solution laid over the workspace.
 SCRIPT = ".reference/draw.sh"
@@ -47,6 +48,10 @@ FRAMES_DIR = "frames"
 OUTPUT_TAIL = 4000
 DEFAULT_TIMEOUT_S = 120
 _TOOLS = {"draw": "main_sprite", "draw-sheet": "main_sheet"}
+#: The voxel tools (tcab.voxel.cli; numpy, so not -S).
+_VOXEL_TOOLS = {"voxel": "main_voxel", "voxel-anim": "main_anim"}
+PARTS_DIR = "parts"
+SCENE_VIEWS = ("iso", "front", "side", "top")
 
 
 class ReferenceError(InputError):
@@ -55,7 +60,7 @@ class ReferenceError(InputError):
 
 @dataclass(frozen=True, slots=True)
 class ReferenceRender:
-    score: AssetScore
+    score: AssetScore | VoxelScore
     written: tuple[Path, ...]
 
 
@@ -72,6 +77,13 @@ def _tools(bin_dir: Path) -> None:
                           f"from tcab.draw.cli import {entry}\nsys.exit({entry}())\n")
         launcher = bin_dir / name
         launcher.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(module))} \"$@\"\n")
+        launcher.chmod(0o755)
+    for name, entry in _VOXEL_TOOLS.items():
+        module = bin_dir / f"{name}.py"
+        module.write_text(f"import sys\nsys.path.insert(0, {str(root)!r})\n"
+                          f"from tcab.voxel.cli import {entry}\nsys.exit({entry}())\n")
+        launcher = bin_dir / name
+        launcher.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -I {shlex.quote(str(module))} \"$@\"\n")
         launcher.chmod(0o755)
 
 
@@ -137,6 +149,8 @@ def render_reference(case: CaseVersion, variant: Variant, out_dir: Path, tmp_roo
         (scratch / "home").mkdir()
         _run_script(case, work, scratch / "bin", scratch / "home", timeout_s)
         run_dir = scratch / "run"
+        if not hasattr(section, "tool_config"):  # a voxel case
+            return _voxel_outputs(case, variant, work, run_dir, out_dir)
         score = score_tree(section, work, run_dir)
         if score.status != "regenerated":
             raise ReferenceError(f"{case.ref}: the reference's logs do not regenerate: {score.detail}")
@@ -152,3 +166,28 @@ def render_reference(case: CaseVersion, variant: Variant, out_dir: Path, tmp_roo
         return ReferenceRender(score, tuple(written))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _voxel_outputs(case: CaseVersion, variant: Variant, work: Path, run_dir: Path, out_dir: Path) -> ReferenceRender:
+    """A voxel reference regenerated like a run: ``out_dir/parts/<part>.glb``
+    and ``.png`` from the logs, and an animated model's scene views and .glb."""
+    from tcab.testtypes.asset_voxel_score import score_voxel_tree
+
+    section = case.section
+    score = score_voxel_tree(section, section.volume_for(variant), work, run_dir)
+    if score.status != "regenerated":
+        raise ReferenceError(f"{case.ref}: the reference's logs do not regenerate: {score.detail}")
+    written = []
+    for part in score.parts:
+        for rel in (part.mesh, part.image):
+            if rel:
+                path = out_dir / PARTS_DIR / Path(rel).name
+                write_bytes(path, (run_dir / rel).read_bytes())
+                written.append(path)
+    if section.animated:
+        for rel in [f"scene/{v}.png" for v in SCENE_VIEWS] + ["scene/scene.glb"]:
+            source = work / rel
+            if source.is_file() and not source.is_symlink():
+                write_bytes(out_dir / rel, source.read_bytes())
+                written.append(out_dir / rel)
+    return ReferenceRender(score, tuple(written))

@@ -414,6 +414,36 @@ def create_app(config: ViewConfig) -> Starlette:
             raise NotFound(f"run {run_id} has no folder under results/")
         return _raw(confined(folder, rel))
 
+    def run_viewer(request: Request):
+        # A voxel run's model turned in three.js (tcab.web3d): one page carrying the .glb.
+        from tcab.reading import read_bytes
+        from tcab.testtypes.asset_voxel_view import model_file, viewer_meta
+        from tcab.web3d import MAX_VIEW_GLB, viewer_page
+
+        run_id = request.path_params["run_id"]
+        row, folder = run_folder(run_id)
+        case = _case(config.catalog_dir, row["case_slug"], row["case_version"]) if row else None
+        rel = model_file(case, folder) if case is not None and folder is not None and \
+            hasattr(case.section, "animated") else None
+        if rel is None:
+            raise NotFound(f"run {run_id} has no 3D model to view")
+        page = viewer_page(read_bytes(confined(folder, rel), MAX_VIEW_GLB, follow=False, what="model"),
+                           viewer_meta(case, folder))
+        return Response(page.html, media_type="text/html", headers={"Content-Security-Policy": page.policy})
+
+    def web3d(request: Request):
+        from tcab.web3d import LibraryMissing, library_file
+
+        try:
+            path = library_file(request.path_params["path"])
+        except LibraryMissing as exc:
+            raise NotFound(str(exc)) from exc
+        if path is None:
+            raise NotFound("not a file of the 3D viewer")
+        # Public library code: a sandboxed (opaque-origin) viewer frame loads it as modules.
+        return Response(path.read_bytes(), media_type="text/javascript",
+                        headers={"Access-Control-Allow-Origin": "*", "Cache-Control": "max-age=3600"})
+
     def case_raw(request: Request):
         p = request.path_params
         case = _case(config.catalog_dir, p["slug"], p["version"])
@@ -502,6 +532,8 @@ def create_app(config: ViewConfig) -> Starlette:
         Route("/runs/{run_id}/tree/", run_tree),
         Route("/runs/{run_id}/tree/{path:path}", run_tree),
         Route("/runs/{run_id}/raw/{path:path}", run_raw),
+        Route("/runs/{run_id}/viewer", run_viewer),
+        Route("/web3d/{path:path}", web3d),
         Route("/runs/{run_id}/review", review_post, methods=["POST"]),
         Route("/runs/{run_id}/override", override_post, methods=["POST"]),
         Route("/runs/{run_id}/outputs/{item_id}/{output_id}", decision_output),

@@ -27,10 +27,16 @@ class LiveFrame:
     height: int
     at: float
     png: bytes
+    mesh: bytes = b""  # a voxel render's .glb, when the frame carries one
+
+    @property
+    def size(self) -> int:
+        return len(self.png) + len(self.mesh)
 
     def summary(self) -> dict:
         return {"seq": self.seq, "run": self.run_id, "frame": self.frame, "op": self.op,
-                "count": self.count, "width": self.width, "height": self.height, "at": round(self.at, 3)}
+                "count": self.count, "width": self.width, "height": self.height, "at": round(self.at, 3),
+                "mesh": bool(self.mesh)}
 
 
 class Board:
@@ -52,19 +58,20 @@ class Board:
                 self.runs.append(run_id)
 
     def post(self, run_id: str, frame: int | None, op: str, count: int, width: int, height: int,
-             png: bytes) -> None:
+             png: bytes, mesh: bytes = b"") -> None:
         with self._lock:
             self._seq += 1
             self.accepted += 1
             key = (run_id, frame)
             old = self._kept.pop(key, None)
             if old is not None:
-                self._bytes -= len(old.png)
-            self._kept[key] = LiveFrame(self._seq, run_id, frame, op, count, width, height, time.time(), png)
-            self._bytes += len(png)
+                self._bytes -= old.size
+            shown = LiveFrame(self._seq, run_id, frame, op, count, width, height, time.time(), png, mesh)
+            self._kept[key] = shown
+            self._bytes += shown.size
             while self._bytes > self._max and len(self._kept) > 1:
                 _, gone = self._kept.popitem(last=False)
-                self._bytes -= len(gone.png)
+                self._bytes -= gone.size
 
     def drop(self, reason: str) -> None:
         with self._lock:
@@ -84,6 +91,14 @@ class Board:
             for shown in self._kept.values():
                 if shown.seq == seq:
                     return shown.png
+        return None
+
+    def mesh(self, seq: int) -> bytes | None:
+        """The .glb of the kept frame numbered ``seq`` (None once replaced, or without one)."""
+        with self._lock:
+            for shown in self._kept.values():
+                if shown.seq == seq:
+                    return shown.mesh or None
         return None
 
     @property

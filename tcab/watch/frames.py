@@ -3,8 +3,11 @@
 The wire format (one TCP connection per frame; the draw tool's client,
 tcab.draw.live, sends it)::
 
-    {"token": str, "frame": int|null, "op": str, "count": int, "length": int}\\n
-    <exactly length bytes of PNG>
+    {"token": str, "frame": int|null, "op": str, "count": int, "length": int[, "meshLength": int]}\\n
+    <exactly length bytes of PNG>[<exactly meshLength bytes of a glTF binary>]
+
+(the mesh is a voxel render's, tcab.voxel.live: :func:`check_glb` reads
+only its 12-byte header; the page hands the bytes to three.js.)
 
 :func:`parse_header` and :func:`check_png` return a :class:`Drop` for
 anything off that format instead of raising: a bad frame is data (counted),
@@ -24,6 +27,9 @@ from tcab.watch.limits import WatchLimits
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _KEYS = frozenset({"token", "frame", "op", "count", "length"})
+_MESH_KEYS = _KEYS | {"meshLength"}
+GLB_MAGIC = b"glTF"
+GLB_HEADER = 12
 _OP = re.compile(r"[a-z][a-z0-9-]*\Z")
 _COUNT_MAX = 2**53  # a JSON integer every reader agrees on
 # The signature and the whole IHDR chunk: length, type, 13 bytes of data, CRC.
@@ -45,6 +51,7 @@ class Header:
     op: str
     count: int
     length: int
+    mesh_length: int = 0
 
 
 def _is_int(value: object) -> bool:
@@ -59,7 +66,7 @@ def parse_header(line: bytes, token: str, limits: WatchLimits) -> Header | Drop:
         doc = json.loads(line)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return Drop("header not JSON")
-    if not isinstance(doc, dict) or set(doc) != _KEYS:
+    if not isinstance(doc, dict) or set(doc) not in (_KEYS, _MESH_KEYS):
         return Drop("header keys")
     given = doc["token"]
     if not isinstance(given, str) or not hmac.compare_digest(given.encode("utf-8", "replace"),
@@ -76,7 +83,23 @@ def parse_header(line: bytes, token: str, limits: WatchLimits) -> Header | Drop:
         return Drop("bad length")
     if length > limits.max_body_bytes:
         return Drop("body too large")
-    return Header(frame, op, count, length)
+    mesh = doc.get("meshLength", 0)
+    if not _is_int(mesh) or mesh < 0 or 0 < mesh < GLB_HEADER:
+        return Drop("bad mesh length")
+    if mesh > limits.max_mesh_bytes:
+        return Drop("mesh too large")
+    return Header(frame, op, count, length, mesh)
+
+
+def check_glb(data: bytes) -> Drop | None:
+    """Why a frame's mesh is dropped (not a glTF 2.0 binary whose header
+    declares its own length), or None. Nothing past the header is decoded."""
+    if len(data) < GLB_HEADER or data[:4] != GLB_MAGIC:
+        return Drop("mesh not a glb")
+    version, total = struct.unpack("<II", data[4:12])
+    if version != 2 or total != len(data):
+        return Drop("bad glb header")
+    return None
 
 
 def png_size(data: bytes, limits: WatchLimits) -> tuple[int, int] | Drop:

@@ -28,6 +28,8 @@ MAX_SIDE = 4096
 MAX_FRAME_INDEX = 10_000
 #: Characters of the header's ``op``.
 MAX_OP_CHARS = 64
+#: Bytes of one frame's mesh (a voxel render's .glb after its PNG, the header's ``meshLength``).
+MAX_MESH_BYTES = 16 * 1024 * 1024
 #: Bytes of frames a watch keeps for its page (the latest of each sheet frame).
 MAX_KEPT_BYTES = 64 * 1024 * 1024
 
@@ -49,6 +51,7 @@ class WatchLimits:
     max_frame_index: int = MAX_FRAME_INDEX
     max_op_chars: int = MAX_OP_CHARS
     max_kept_bytes: int = MAX_KEPT_BYTES
+    max_mesh_bytes: int = MAX_MESH_BYTES
 
     def __post_init__(self) -> None:
         check_limits(self, "watch", WatchLimitError)

@@ -25,7 +25,7 @@ import threading
 import time
 
 from tcab.watch.board import Board
-from tcab.watch.frames import Drop, parse_header, png_size
+from tcab.watch.frames import Drop, check_glb, parse_header, png_size
 from tcab.watch.limits import WatchLimits
 
 _BACKLOG = 128
@@ -194,7 +194,16 @@ class Listener:
         size = png_size(body, self.limits)
         if isinstance(size, Drop):
             return size.reason
-        self.board.post(self.run_id, header.frame, header.op, header.count, size[0], size[1], body)
+        mesh = b""
+        if header.mesh_length:
+            try:
+                mesh = await reader.readexactly(header.mesh_length)
+            except asyncio.IncompleteReadError:
+                return "mesh cut short"
+            bad = check_glb(mesh)
+            if bad is not None:
+                return bad.reason
+        self.board.post(self.run_id, header.frame, header.op, header.count, size[0], size[1], body, mesh)
         return None
 
     def _take_rate_slot(self) -> bool:

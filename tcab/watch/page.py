@@ -6,7 +6,11 @@ port, so a web page the watcher has open elsewhere cannot rebind a name to
 it and read the frames. The page runs one script of its own (no inline
 script: the CSP allows ``'self'`` only) that polls ``/state`` and shows each
 frame's newest image, ``/frames/<seq>.png``, served with ``sandbox`` and
-``nosniff``. Standard library only: it lives as long as one run or sweep.
+``nosniff``. A voxel run's frame also carries its mesh, ``/meshes/<seq>.glb``:
+a second script of its own (``turn.js``, a module) turns it with three.js,
+served from tcab's pinned npm copy (``/web3d/three.module.js``,
+:mod:`tcab.web3d`), nothing from the network. Standard library only: it
+lives as long as one run or sweep.
 """
 
 from __future__ import annotations
@@ -22,16 +26,29 @@ from tcab.watch.board import Board
 PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
             "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 _FRAME = re.compile(r"/frames/(\d{1,12})\.png\Z")
+_MESH = re.compile(r"/meshes/(\d{1,12})\.glb\Z")
 _HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tcab watch</title>
 <link rel="stylesheet" href="/watch.css"></head>
 <body><h1>tcab watch</h1><p id="counts">waiting for the first frame…</p>
-<div id="frames"></div><script src="/watch.js"></script></body></html>
+<div id="frames"></div><script src="/watch.js"></script><script type="module" src="/turn.js"></script></body></html>
 """
 
 
 def _static(name: str) -> bytes:
     return resources.files("tcab.watch").joinpath("static", name).read_bytes()
+
+
+def _three() -> bytes | None:
+    """three.js's module build (None when `make node-deps` has not installed it:
+    the page then shows the PNGs alone)."""
+    from tcab.web3d import LibraryMissing, library_file
+
+    try:
+        path = library_file("three.module.js")
+        return None if path is None else path.read_bytes()
+    except (LibraryMissing, OSError):
+        return None
 
 
 class Page:
@@ -40,6 +57,7 @@ class Page:
     def __init__(self, board: Board, port: int = 0) -> None:
         self.board = board
         assets = {"/watch.js": ("text/javascript", _static("watch.js")),
+                  "/turn.js": ("text/javascript", _static("turn.js")),
                   "/watch.css": ("text/css", _static("watch.css")),
                   "/": ("text/html; charset=utf-8", _HTML.encode()),
                   "/favicon.ico": ("image/x-icon", b"")}  # the browser asks; an empty one, not a 404
@@ -65,6 +83,10 @@ class Page:
                     self._send(200, "application/json", json.dumps(page.board.state()).encode())
                 elif (m := _FRAME.match(path)) and (png := page.board.image(int(m.group(1)))) is not None:
                     self._send(200, "image/png", png, "sandbox")
+                elif (m := _MESH.match(path)) and (glb := page.board.mesh(int(m.group(1)))) is not None:
+                    self._send(200, "model/gltf-binary", glb, "sandbox")
+                elif path == "/web3d/three.module.js" and (three := _three()) is not None:
+                    self._send(200, "text/javascript", three, PAGE_CSP)
                 else:
                     self._send(404, "text/plain", b"not found\n")
 

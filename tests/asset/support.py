@@ -37,3 +37,12 @@ def problems(root: Path) -> list[str]:
 
 def line(root: Path, needle: str) -> int:
     return next(i for i, text in enumerate((root / "test-case.toml").read_text().splitlines(), 1) if needle in text)
+PIPE_HUB = ASSETS / "easy/caldera-pipe-hub/v1.0.0"
+CORE = ASSETS / "medium/caldera-core/v1.0.0"
+
+
+def edit_file(root: Path, rel: str, old: str, new: str) -> None:
+    path = root / rel
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))

@@ -101,3 +101,20 @@ def test_bad_arguments_exit_2_naming_them(tmp_path) -> None:
     (tmp_path / "catalog" / GEM / "solution/.reference/draw.sh").symlink_to("/bin/true")
     err = _refused(settings, "ember-gem", "--out", out)
     assert "CASE" in err and "not a regular file" in err
+
+
+def test_the_voxel_cases_references_render_their_parts_and_scene(tmp_path) -> None:
+    """Issue 23, item 7: the case-author command renders tcab's own voxel cases."""
+    lamp = resolve_case(CATALOG, "beacon-lamp")
+    rendered = render_reference(lamp, lamp.variant("tall"), tmp_path / "lamp", tmp_path / "tmp", timeout_s=120)
+    assert [(p.part, p.status, p.mesh_match) for p in rendered.score.parts] == \
+        [("post", "regenerated", True), ("head", "regenerated", True)]
+    assert rendered.score.notes == []  # the required `spin` is authored
+    assert sorted(p.relative_to(tmp_path / "lamp").as_posix() for p in rendered.written) == \
+        ["parts/head.glb", "parts/head.png", "parts/post.glb", "parts/post.png", "scene/front.png",
+         "scene/iso.png", "scene/scene.glb", "scene/side.png", "scene/top.png"]
+    settings = tmp_settings(tmp_path)
+    result = run_tcab(settings, "asset", "render-reference", "valve-wheel", "--out", str(tmp_path / "valve"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(tmp_path / "valve/parts/model.glb"), str(tmp_path / "valve/parts/model.png")]
+    assert Image.open(tmp_path / "valve/parts/model.png").size == (512, 512)

@@ -29,6 +29,7 @@ function place(f) {
     slot.img.src = "/frames/" + f.seq + ".png";
     slot.cap.textContent = caption(f);
     slot.fig.dataset.seq = String(f.seq);
+    if (f.mesh) slot.fig.dataset.mesh = "/meshes/" + f.seq + ".glb";  // turn.js turns it
   }
 }
 

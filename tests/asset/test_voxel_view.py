@@ -1,0 +1,125 @@
+"""A voxel run in ``tcab view`` (issue 23, item 5): the panel (parts
+regenerated beside previews, the four scene views, the posed render, the
+required animations, the brief, the .glb export), the 3D viewer page
+carrying the model under its own policy, three.js served by the app from
+npm (nothing from the network), and the viewer for real in Chromium:
+the model loads, each animation is a button by name, each caller joint a
+slider."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+
+import pytest
+
+from tcab.catalog import load_version
+from tcab.results import open_db, record_run
+from tcab.seeding import seed_repository
+from tcab.testtypes.asset_view import panel
+from tcab.testtypes.asset_voxel_score import score_voxel_tree
+from tcab.voxel.cli import main_anim
+from tcab.web3d import THREE
+from tests.asset.support import CORE
+from tests.support.original import ORIGINAL
+from tests.support.paths import REPO
+from tests.support.results_rows import run_row
+from tests.support.settings import tmp_settings
+from tests.support.view_server import view_server
+
+RUN_ID = "20261205-caldera-core-reference-1"
+
+
+def _run(tmp_path, monkeypatch):
+    case, _ = load_version(CORE)
+    settings = tmp_settings(tmp_path, catalog=ORIGINAL)
+    run_dir = settings.results_dir / "runs" / RUN_ID
+    tree = run_dir / "work"
+    half = case.variant("half")
+    seed_repository(case, half, tree)
+    monkeypatch.chdir(tree)
+    for args in (["define-part", "--name", "keep"], ["define-part", "--name", "beacon", "--parent", "keep"],
+                 ["fill-box", "--part", "keep", "--x0", "2", "--y0", "0", "--z0", "2", "--x1", "30", "--y1", "8",
+                  "--z1", "30", "--color", "#c8a24a"],
+                 ["fill-box", "--part", "beacon", "--x0", "14", "--y0", "9", "--z0", "14", "--x1", "17", "--y1", "20",
+                  "--z1", "17", "--color", "#2f7d72"],
+                 ["define-joint", "--name", "spin", "--part", "beacon", "--axis", "y", "--min", "-7", "--max", "7",
+                  "--drive", "auto"],
+                 ["define-joint", "--name", "tilt", "--part", "beacon", "--axis", "x", "--min", "-1", "--max", "1",
+                  "--drive", "caller"],
+                 ["define-animation", "--name", "idle", "--period-ms", "1000", "--loop", "true", "--auto-play", "true"],
+                 ["add-keyframe", "--animation", "idle", "--joint", "spin", "--t-ms", "0", "--value", "0"],
+                 ["add-keyframe", "--animation", "idle", "--joint", "spin", "--t-ms", "1000", "--value", "3"],
+                 ["render"], ["render", "--time", "500", "--animation", "idle"]):
+        assert main_anim(args) == 0, args
+    assert score_voxel_tree(case.section, case.section.volume_for(half), tree, run_dir).status == "regenerated"
+    return case, settings, run_dir
+
+
+def test_the_panel_names_parts_views_pose_and_the_model(tmp_path, monkeypatch) -> None:
+    case, _, run_dir = _run(tmp_path, monkeypatch)
+    v = panel(case, {"variant": "half"}, run_dir, RUN_ID)["voxel"]
+    assert v["volume"] == "40×35×40" and v["kind"] == "voxel-animation"
+    assert [p["part"] for p in v["parts"]] == ["keep", "beacon"]
+    assert v["parts"][1]["regenerated"] == f"/runs/{RUN_ID}/raw/regenerated/beacon.png"
+    assert v["parts"][1]["preview"] == f"/runs/{RUN_ID}/raw/work/parts/beacon.png"
+    assert [x["view"] for x in v["views"]] == ["iso", "front", "side", "top"]
+    assert v["pose"] == f"/runs/{RUN_ID}/raw/work/scene/pose.png"
+    assert v["viewer"] == f"/runs/{RUN_ID}/viewer" and v["glb"] == f"/runs/{RUN_ID}/raw/work/scene/scene.glb"
+    assert [a["name"] for a in v["animations"]] == ["idle", "upgrade"]
+    assert v["brief"] == ["/cases/caldera-core/v1.0.0/raw/specs/brief.md.hbs"]
+    # a preview replaced by a link is never named
+    (run_dir / "work/parts/keep.png").unlink()
+    (run_dir / "work/parts/keep.png").symlink_to("/etc/passwd")
+    assert panel(case, {"variant": "half"}, run_dir, RUN_ID)["voxel"]["parts"][0]["preview"] is None
+
+
+@pytest.mark.timeout(180)
+def test_the_viewer_turns_the_model_with_three_from_the_app(tmp_path, monkeypatch) -> None:
+    if not THREE.is_dir():
+        pytest.fail("three.js is not installed: make node-deps (npm ci --prefix tcab/web3d/node)")
+    _, settings, run_dir = _run(tmp_path, monkeypatch)
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    db = open_db(settings.results_db)
+    try:
+        record_run(db, run_row(RUN_ID, case_slug="caldera-core", case_type="asset-generation", variant="half"), [])
+    finally:
+        db.close()
+    with view_server(settings) as url:
+        page = urllib.request.urlopen(f"{url}/runs/{RUN_ID}", timeout=10).read().decode()
+        assert "<h2>Voxel model</h2>" in page and f'src="/runs/{RUN_ID}/viewer"' in page
+        assert 'sandbox="allow-scripts"' in page and "scene: front" in page and "posed render" in page
+        viewer = urllib.request.urlopen(f"{url}/runs/{RUN_ID}/viewer", timeout=10)
+        policy = viewer.headers["Content-Security-Policy"]
+        assert "script-src 'self' 'sha256-" in policy and "connect-src data: blob:" in policy
+        three = urllib.request.urlopen(f"{url}/web3d/three.module.js", timeout=10)
+        assert three.headers["Access-Control-Allow-Origin"] == "*" and b"REVISION" in three.read()
+        for bad in ("addons/../../package.json", "addons/loaders/../../../../../../etc/passwd", "nothing.js"):
+            with pytest.raises(urllib.error.HTTPError) as err:
+                urllib.request.urlopen(f"{url}/web3d/{bad}", timeout=10)
+            assert err.value.code in (400, 403, 404)
+
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                        args=["--use-gl=swiftshader", "--enable-unsafe-swiftshader"])
+            try:
+                tab = browser.new_page()
+                problems: list[str] = []
+                outside: list[str] = []
+                tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+                tab.on("request", lambda r: outside.append(r.url) if not r.url.startswith((url, "data:", "blob:"))
+                       else None)
+                tab.goto(f"{url}/runs/{RUN_ID}/viewer")
+                tab.locator("button", has_text="play idle").wait_for(timeout=30_000)
+                assert tab.locator("button", has_text="play upgrade").count() == 0  # not authored: a gap
+                assert tab.locator("input[type=range]").count() == 1  # the caller joint tilt
+                assert "tilt" in tab.inner_text("#controls")
+                tab.locator("button", has_text="turntable").click()
+                tab.locator("input[type=range]").fill("0.5")
+                tab.wait_for_timeout(300)
+                tab.screenshot(path=str(tmp_path / "viewer.png"))
+                assert problems == [] and outside == [], (problems, outside)
+            finally:
+                browser.close()

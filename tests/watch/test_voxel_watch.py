@@ -1,0 +1,125 @@
+"""Watching a voxel run (issue 23, item 6): each ``render`` of the real
+voxel tools streams its PNG and its mesh to the run's listener; the mesh is
+bounded (length, glb header) and kept with its frame; the live page serves
+it and turns it with three.js (headless Chromium), nothing from the network."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import struct
+
+import pytest
+
+from tcab.catalog import load_version
+from tcab.catalog.testtype import LiveEndpoint
+from tcab.seeding import seed_repository
+from tcab.testtypes.asset_voxel_seed import write_voxel_live
+from tcab.voxel.cli import main_anim, main_voxel
+from tcab.watch import Watch
+from tcab.watch.limits import MAX_MESH_BYTES
+from tcab.web3d import THREE
+from tests.support.paths import REPO
+from tests.watch.wire import header, png, send, wait_for
+
+
+def _get(port: int, path: str) -> http.client.HTTPResponse:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn.request("GET", path, headers={"Host": f"127.0.0.1:{port}"})
+    return conn.getresponse()
+
+
+@pytest.fixture
+def watched():
+    watch = Watch()
+    url = watch.start_page()
+    run = watch.listener("127.0.0.1", "run-v")
+    run._listener.start()
+    yield watch, url, run
+    run.close()
+    watch.close()
+
+
+def _workspace(tmp_path, run, slug, difficulty="easy"):
+    case, _ = load_version(REPO / f"test-cases/asset-generation/{difficulty}/{slug}/v1.0.0")
+    ws = tmp_path / slug
+    seed_repository(case, case.variant(), ws)
+    host, port = run.address
+    write_voxel_live(case.section, case.section.volume_for(case.variant()), ws,
+                     LiveEndpoint(f"http://{host}:{port}/frame", run.live.token))
+    return ws
+
+
+def test_each_render_streams_its_png_and_mesh(watched, tmp_path, monkeypatch) -> None:
+    watch, _, run = watched
+    ws = _workspace(tmp_path, run, "valve-wheel")
+    monkeypatch.chdir(ws)
+    assert main_voxel(["fill-box", "--x0", "2", "--y0", "0", "--z0", "2", "--x1", "9", "--y1", "4", "--z1", "9",
+                       "--color", "#808890"]) == 0
+    assert main_voxel(["render"]) == 0
+    wait_for(lambda: watch.board.accepted == 1)
+    [shown] = json.loads(_get(watch.page.port, "/state").read())["frames"]
+    assert shown["mesh"] is True and shown["op"] == "render" and shown["count"] == 1
+    mesh = _get(watch.page.port, f"/meshes/{shown['seq']}.glb")
+    assert mesh.status == 200 and mesh.getheader("Content-Security-Policy") == "sandbox"
+    assert mesh.read() == (ws / "mesh.glb").read_bytes()
+    assert _get(watch.page.port, f"/frames/{shown['seq']}.png").read() == (ws / "model.png").read_bytes()
+    ws = _workspace(tmp_path, run, "beacon-lamp")
+    monkeypatch.chdir(ws)
+    for args in (["define-part", "--name", "post"], ["define-part", "--name", "head", "--parent", "post"],
+                 ["fill-box", "--part", "post", "--x0", "7", "--y0", "0", "--z0", "7", "--x1", "9", "--y1", "9",
+                  "--z1", "9", "--color", "#3a3836"],
+                 ["fill-box", "--part", "head", "--x0", "5", "--y0", "10", "--z0", "5", "--x1", "11", "--y1", "14",
+                  "--z1", "11", "--color", "#c8a24a"], ["render"]):
+        assert main_anim(args) == 0
+    wait_for(lambda: watch.board.accepted == 3)  # one frame a part (part 0 replaces the model's frame 0)
+    frames = json.loads(_get(watch.page.port, "/state").read())["frames"]
+    assert [(f["frame"], f["mesh"]) for f in frames] == [(0, True), (1, True)]
+    assert _get(watch.page.port, f"/meshes/{frames[1]['seq']}.glb").read() == (ws / "parts/head.glb").read_bytes()
+
+
+@pytest.mark.parametrize(("mesh_length", "mesh", "reason"), [
+    (MAX_MESH_BYTES + 1, b"", "mesh too large"),
+    (-1, b"", "bad mesh length"),
+    (4, b"glTF", "bad mesh length"),
+    (16, b"PK\x03\x04" + b"\x00" * 12, "mesh not a glb"),
+    (16, b"glTF" + struct.pack("<II", 2, 10 ** 9) + b"\x00" * 4, "bad glb header"),
+    (20, b"glTF" + struct.pack("<II", 2, 20), "mesh cut short"),
+])
+def test_a_hostile_mesh_is_dropped_and_counted(watched, mesh_length, mesh, reason) -> None:
+    watch, _, run = watched
+    body = png(4, 4)
+    send(run.address, header(run.live.token, body, meshLength=mesh_length) + body + mesh)
+    wait_for(lambda: watch.board.dropped[reason] == 1)
+    assert watch.board.accepted == 0 and watch.board.kept_bytes == 0
+
+
+@pytest.mark.timeout(120)
+def test_the_live_page_turns_the_mesh(watched, tmp_path, monkeypatch) -> None:
+    if not THREE.is_dir():
+        pytest.fail("three.js is not installed: make node-deps (npm ci --prefix tcab/web3d/node)")
+    from playwright.sync_api import sync_playwright
+
+    watch, url, run = watched
+    ws = _workspace(tmp_path, run, "valve-wheel")
+    monkeypatch.chdir(ws)
+    assert main_voxel(["fill-cylinder", "--cx", "8", "--cy", "0", "--cz", "8", "--radius", "5", "--length", "6",
+                       "--axis", "y", "--color", "#c8a24a"]) == 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                    args=["--use-gl=swiftshader", "--enable-unsafe-swiftshader"])
+        try:
+            page = browser.new_page()
+            problems: list[str] = []
+            outside: list[str] = []
+            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(url) else None)
+            page.goto(url)
+            assert main_voxel(["render"]) == 0
+            page.locator("figure[data-turning='1'] canvas").wait_for(timeout=20_000)
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(tmp_path / "watch-voxel.png"))
+            assert page.locator("figure img").count() == 1  # the PNG is still shown beside it
+            assert problems == [] and outside == [], (problems, outside)
+        finally:
+            browser.close()
