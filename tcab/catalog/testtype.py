@@ -151,6 +151,11 @@ class TestType:
         quality directive); none by default."""
         return ""
 
+    def template_context(self, case: CaseVersion, variant: Variant) -> dict[str, Any]:
+        """Names the type adds to the prompt's context (the asset type's
+        ``{{voxel.*}}``); none by default. The common names win a clash."""
+        return {}
+
     def seed_sources(self, case: CaseVersion, variant: Variant) -> tuple[str | None, ...]:
         """The version-relative files seeding reads beyond the common ones."""
         return ()

@@ -29,6 +29,7 @@ def prompt_context(
         for spec in case.specs_for(variant)
     ]
     return {
+        **case.test_type.template_context(case, variant),
         "workspace": workspace,
         "version": case.version,
         "variant": variant_context(case, variant),

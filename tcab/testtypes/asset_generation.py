@@ -6,8 +6,10 @@ asset is what those logs regenerate to (docs/asset-generation.md).
 The manifest's own keys:
 
 - ``asset_kind``: ``sprite`` (the default) or ``sprite-sheet``; the 3D kinds
-  of the original (``voxel-model``, ``voxel-rig``, ``blender-character``, ...)
-  are refused as not yet supported;
+  of the original (``voxel-model``, ``voxel-rig``, ...) are refused as not
+  yet supported; ``blender-character`` is parsed by
+  :mod:`tcab.testtypes.asset_blender_manifest`, seeded and scored by
+  :mod:`tcab.testtypes.asset_blender`;
 - ``[canvas]``: ``width``, ``height`` (within :mod:`tcab.draw.limits`, checked
   by :func:`tcab.draw.config.check_canvas`), ``background``;
 - ``[tool]``: ``binary`` (the kind's tool) and ``preview`` (``{frame}`` for a
@@ -123,7 +125,7 @@ class AssetSection:
 class AssetGeneration(TestType):
     name: ClassVar[str] = "asset-generation"
     section_keys: ClassVar[tuple[str, ...]] = ("asset_kind", "canvas", "tool", "output", "sheet", "check",
-                                               "reference")
+                                               "reference", "voxel", "model")
     review_item_keys: ClassVar[tuple[str, ...]] = ITEM_KEYS
     run_image: ClassVar[str] = "sprite"
     after_run: ClassVar[tuple[AfterRun, ...]] = (AfterRun("regenerate", "tcab.tasks.regenerate:REGENERATE"),)
@@ -141,11 +143,18 @@ class AssetGeneration(TestType):
     def prompt_preamble(self, case: CaseVersion, variant: Variant) -> str:
         return QUALITY_DIRECTIVE
 
+    def template_context(self, case: CaseVersion, variant: Variant) -> dict[str, Any]:
+        return case.section.template_context() if getattr(case.section, "blender", False) else {}
+
     def seed_entries(self, case: CaseVersion, variant: Variant, seeding: SeedingInput) -> list[SeedEntry]:
+        if getattr(case.section, "blender", False):
+            from tcab.testtypes.asset_blender import seed_entries as blender_seed
+            return blender_seed(case.section)
         return seed_entries(case.section)
 
     def watch_setup(self, case: CaseVersion, variant: Variant, workspace: Path, live: LiveEndpoint) -> None:
-        write_live(case.section, workspace, live)
+        if not getattr(case.section, "blender", False):  # tcab-blend streams nothing live
+            write_live(case.section, workspace, live)
 
     def unplayable_reason(self, case: CaseVersion) -> str | None:
         return f"{case.ref} is an asset-generation case: its drawings are reviewed, not played in matches"
@@ -331,6 +340,9 @@ def _no_views(source: Source, scopes: list[Scope]) -> None:
 
 def _parse(p: SectionInput) -> AssetSection:
     f, source = p.f, p.source
+    if p.data.get("asset_kind") == "blender-character":
+        from tcab.testtypes.asset_blender_manifest import parse_blender
+        return parse_blender(p)  # type: ignore[return-value]
     for key, what in (("build", "[build]: nothing is built"), ("check", "[[check]]: there is no target page"),
                       ("reference", "[[reference]]: there is no target to compare with")):
         if key in p.data:
