@@ -6,8 +6,9 @@ characters").
         --python-expr <registers tcab_blend_export> --python build.py -- blender.config.json
 
 Bounded from outside: Blender runs in its own process group, killed whole
-after ``timeout_seconds`` (the config's, or ``--timeout``); what it prints
-is passed through up to :data:`MAX_OUTPUT` bytes. The exported glb is read
+after ``timeout_seconds`` (the config's, or ``--timeout``), no file it
+writes larger than :data:`MAX_FILE_BYTES`; what it prints is passed
+through up to :data:`MAX_OUTPUT` bytes. The exported glb is read
 with the bounded reader (:mod:`tcab.blender.glb`) and the preview drawn by
 :mod:`tcab.blender.render`, both written atomically. Exit codes: 0 built,
 1 usage or config, 2 build.py failed, 3 timed out, 4 no usable glb.
@@ -29,6 +30,9 @@ from tcab.blender import glb as glbmod
 from tcab.blender.config import CONFIG_NAME, ConfigError, load_config
 
 MAX_OUTPUT = 1 << 20
+#: The largest file Blender (and build.py) may write (RLIMIT_FSIZE): a
+#: script that fills the disk stops at this per file, and at the timeout.
+MAX_FILE_BYTES = 512 << 20
 LIB = str(Path(__file__).resolve().parents[2])
 USAGE = """\
 tcab-blend [--config blender.config.json] [--timeout SECONDS]
@@ -90,6 +94,12 @@ def _pump(stream, out) -> None:
         out.flush()
 
 
+def _limit_files() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_FILE_BYTES, MAX_FILE_BYTES))
+
+
 def run_blender(config_path: Path, script: Path, timeout: float) -> int | None:
     """Blender's exit code, or None when it was ended at ``timeout``."""
     shim = (f"import sys; sys.path.insert(0, {LIB!r}); import tcab.blender.export as _m; "
@@ -97,7 +107,7 @@ def run_blender(config_path: Path, script: Path, timeout: float) -> int | None:
     cmd = ["blender", "--background", "--factory-startup", "--disable-autoexec", "--python-exit-code", "2",
            "--python-expr", shim, "--python", str(script), "--", str(config_path)]
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_limit_files)
     pump = threading.Thread(target=_pump, args=(proc.stdout, sys.stdout.buffer), daemon=True)
     pump.start()
     try:

@@ -195,7 +195,7 @@ def container_rebuild(rt: Runtime, run_id: str, tmp_dir: Path, *, timeout_s: flo
             write_bytes(work / section.actions, script)
             write_bytes(work / CONFIG_NAME, section.config(int(timeout)))
             with build_in_container(rt, image, work, [("tcab-blend", "tcab-blend")],
-                                    name=f"provenance-{run_id}", limits=limits) as box:
+                                    name=f"provenance-{run_id}", limits=limits, offline=True) as box:
                 if not box.ok:
                     return None, box.log[-400:]
                 data = box.read_file(MODEL, glbmod.MAX_GLB_BYTES)
