@@ -60,7 +60,7 @@ TOOLS = {"sprite": "draw", "sprite-sheet": "draw-sheet"}
 #: The original's other kinds: known, refused until tcab has their tools.
 UNSUPPORTED = ("ui", "material", "voxel-model", "voxel-rig", "voxel-animation", "mc-model", "sn-model",
                "dc-model", "mc-animation", "sn-animation", "dc-animation", "mc-skinned", "sn-skinned",
-               "dc-skinned", "blender-character", "blender-mechanism", "blender-prop", "particle-2d",
+               "dc-skinned", "blender-mechanism", "blender-prop", "particle-2d",
                "particle-3d", "sfx-synth", "sfx-sample", "music")
 MAX_FPS = 240
 #: The keys a review item of this type may add (the original's older form).
