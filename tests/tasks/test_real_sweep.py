@@ -31,7 +31,7 @@ def _doit(tmp: Path, *args: str) -> subprocess.CompletedProcess:
 def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime, tmp_path):
     first = _doit(tmp_path, "-n", "2")
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "sweep demo: 32 ran, 0 up to date, 0 failed" in first.stdout
+    assert "sweep demo: 36 ran, 0 up to date, 0 failed" in first.stdout
     results = tmp_path / "results"
 
     conn = sqlite3.connect(results / "results.db")
@@ -44,7 +44,8 @@ def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime,
         conn.close()
     assert [(c, s) for c, s, _ in runs] == [("candle-flicker", "completed"), ("capture", "completed"),
                                             ("ember-gem", "completed"), ("lights-out", "completed"),
-                                            ("torus-life", "completed"), ("torus-life", "completed")]
+                                            ("tin-scout", "completed"), ("torus-life", "completed"),
+                                            ("torus-life", "completed")]
     assert all(d for _, _, d in runs), "each run row carries its plan entry digest"
     # three baselines and the reference controller; the two torus-life engines
     assert ratings == 4 and builds == 6
@@ -62,8 +63,10 @@ def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime,
         assets = conn.execute("SELECT case_slug, status, flagged FROM asset_regenerations ORDER BY case_slug").fetchall()
     finally:
         conn.close()
-    # Both asset cases drawn by their reference scripts and regenerated from the logs, nothing flagged.
-    assert assets == [("candle-flicker", "regenerated", 0), ("ember-gem", "regenerated", 0)]
+    # Both 2D asset cases drawn by their reference scripts and regenerated from the logs, and the
+    # Blender character built by its build.py and re-built for provenance: nothing flagged.
+    assert assets == [("candle-flicker", "regenerated", 0), ("ember-gem", "regenerated", 0),
+                      ("tin-scout", "regenerated", 0)]
 
     standings = json.loads((results / "sweep/tournaments/capture-demo/standings.json").read_text())
     assert {s["label"] for s in standings["standings"]} == {
@@ -74,5 +77,5 @@ def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime,
 
     second = _doit(tmp_path)
     assert second.returncode == 0, second.stdout + second.stderr
-    assert "sweep demo: nothing to do, all 32 tasks up to date" in second.stdout
+    assert "sweep demo: nothing to do, all 36 tasks up to date" in second.stdout
     assert "standings of capture-demo" in second.stdout
