@@ -45,6 +45,9 @@ def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dic
     ``asset_sequences`` (slug, name, fps, frame names) and ``asset_width``
     (the enlarged width the page draws a frame at)."""
     section = case.section
+    if getattr(section, "blender", False):
+        from tcab.testtypes.asset_blender_view import panel as blender_panel
+        return blender_panel(case, run, folder, run_id)
     config = section.tool_config()
     base = f"/runs/{quote(run_id, safe='')}/raw/"
     frames = []
