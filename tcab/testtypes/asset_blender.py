@@ -48,6 +48,7 @@ REGENERATED_DIR = "regenerated"
 #: A rebuild is given at most this long (and the Blender image's memory bound).
 PROVENANCE_TIMEOUT_S = 600.0
 PROVENANCE_MEMORY_BYTES = 4 * 1024**3
+GRACE_S = 30.0
 
 #: Rebuilds build.py in a fresh container: (section, build.py bytes) -> (glb bytes | None, note).
 Rebuild = Callable[["BlenderSection", bytes], tuple[bytes | None, str]]
@@ -188,7 +189,8 @@ def container_rebuild(rt: Runtime, run_id: str, tmp_dir: Path, *, timeout_s: flo
     def rebuild(section: BlenderSection, script: bytes) -> tuple[bytes | None, str]:
         image = rt.ensure_image(resolve_image("blender-character"))
         timeout = min(timeout_s, float(json.loads(section.config())["timeout_seconds"]))
-        limits = BuildLimits(timeout_s=timeout, memory_bytes=memory_bytes)
+        # tcab-blend ends Blender at `timeout` and says so; the exec limit is the backstop.
+        limits = BuildLimits(timeout_s=timeout + GRACE_S, memory_bytes=memory_bytes)
         tmp_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="tcab-provenance-", dir=tmp_dir) as tmp:
             work = Path(tmp)
