@@ -317,6 +317,52 @@ def step():
     return f"built: {glb.summary(glb.parse(data)).animation_names}"
 """
 
+VOXEL_STEP = """
+import struct
+from tcab.gltf.reader import GltfError, read_glb
+from tcab.voxel.errors import VoxelError
+from tcab.voxel.log import replay
+from tcab.voxel.mesh import mesh_volume
+from tcab.voxel.tool import load_rig
+work, attack = Path(A["work"]), A["attack"]
+def glb(text):
+    text += b" " * (-len(text) % 4)
+    body = struct.pack("<I4s", len(text), b"JSON") + text + struct.pack("<I4s", 36, b"BIN\\0") + bytes(36)
+    return struct.pack("<4sII", b"glTF", 2, 12 + len(body)) + body
+acc = '{"asset":{"version":"2.0"},"buffers":[{"byteLength":36}],"bufferViews":[{"buffer":0,"byteLength":36}],' \\
+      '"accessors":[{"bufferView":0,"componentType":5126,"count":%d,"type":"VEC3"}],' \\
+      '"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}]}'
+line = b'{"op":"set-voxel","x":1,"y":2,"z":3,"color":"#ff0000"}\\n'
+if attack == "ops":  # 10^6 ops (the twin: 10^5, the most a log may hold)
+    (work / "a.json").write_bytes(line * (1_000_000 if HOSTILE else 100_000))
+elif attack == "sphere":  # radius 2^62 against an honest radius
+    r = (1 << 62) if HOSTILE else 40
+    (work / "a.json").write_bytes(b'{"op":"fill-sphere","cx":40,"cy":35,"cz":40,"radius":%d,"color":"#ff0000"}\\n' % r)
+elif attack == "glb-count":
+    (work / "m.glb").write_bytes(glb((acc % (10 ** 9 if HOSTILE else 3)).encode()))
+elif attack == "glb-json":  # 1M-deep nesting and 16 MiB of JSON against an honest file
+    (work / "m.glb").write_bytes(glb(b"[" * (8 << 20) + b"]" * (8 << 20) if HOSTILE else (acc % 3).encode()))
+elif attack == "parts":
+    import json as j
+    n = 10_000 if HOSTILE else 256
+    (work / ".tcab").mkdir()
+    (work / ".tcab" / "voxel.json").write_text(j.dumps({"kind": "voxel-animation", "width": 8, "height": 8, "depth": 8}))
+    parts = [{"name": f"p{i}", "parent": None if i == 0 else "p0"} for i in range(n)]
+    cycle = [{"name": "p0", "parent": None}, {"name": "a", "parent": "b"}, {"name": "b", "parent": "a"}]
+    (work / "rig.json").write_text(j.dumps({"parts": parts + (cycle[1:] if HOSTILE else [])}))
+def step():
+    try:
+        if attack in ("ops", "sphere"):
+            vol = replay(str(work / "a.json"), (80, 70, 80))
+            return f"replayed: {vol.count()} voxels, {mesh_volume(vol).faces} faces"
+        if attack.startswith("glb"):
+            return f"read: {read_glb(str(work / 'm.glb')).vertex_count} vertices"
+        from tcab.voxel.config import Workspace
+        return f"rig: {len(load_rig(Workspace(str(work / '.tcab' / 'voxel.json')))['parts'])} parts"
+    except (VoxelError, GltfError) as exc:
+        return "refused: " + str(exc).split(": ", 1)[-1][:60]
+"""
+
 STEP_CHILD = """
 import json, os, resource, sys, time
 from pathlib import Path
@@ -340,9 +386,14 @@ STEP_CASES: dict[str, tuple[str, dict]] = {
     "compile bomb (compile clock)": (COMPILE_STEP, {"load": {"max_functions": 2_000_000,
                                                              "max_code_bytes": 64 << 20, "compile_seconds": 2}}),
     "gzip-bombed replay target": (REPLAY_STEP, {}),
+    "voxel log of 10^6 ops": (VOXEL_STEP, {"attack": "ops"}),
+    "fill-sphere radius 2^62": (VOXEL_STEP, {"attack": "sphere"}),
+    "glb claiming 10^9 vertices": (VOXEL_STEP, {"attack": "glb-count"}),
+    "glb JSON bomb": (VOXEL_STEP, {"attack": "glb-json"}),
+    "rig of 10^4 parts": (VOXEL_STEP, {"attack": "parts"}),
     # Blender characters (issue 23): the run's glb read bounded, build.py rebuilt in its container.
-    "glb claiming 1e9 vertices": (GLB_STEP, {"attack": "vertices", "size": 8 << 20}),
-    "glb JSON nesting bomb": (GLB_STEP, {"attack": "nesting", "size": 8 << 20}),
+    "character.glb 1e9 vertices": (GLB_STEP, {"attack": "vertices", "size": 8 << 20}),
+    "character.glb JSON nesting": (GLB_STEP, {"attack": "nesting", "size": 8 << 20}),
     "build.py loops forever": (BUILD_STEP, {"script": "while True:\n    pass\n"}),
     "build.py fills the disk": (BUILD_STEP, {"script": "f = open('fill', 'wb')\nwhile True:\n"
                                                        "    f.write(b'x' * (1 << 20))\n"}),
