@@ -77,3 +77,15 @@ def test_an_index_past_the_positions_is_refused() -> None:
     doc["bufferViews"][1]["byteOffset"] = 36
     with pytest.raises(glb.GlbError, match="an index past its 3 positions"):
         glb.triangles(glb.parse(make_glb(doc, binary)))
+
+
+def test_the_export_passes_the_khronos_validator_and_the_voxel_reader(scout_glb, tmp_path) -> None:
+    """What tcab-blend exports is a glTF the Khronos validator accepts, and
+    tcab.gltf's reader (the voxel kinds') reads the same mesh."""
+    from tcab.gltf.reader import read_glb
+    from tests.support.gltf import assert_valid
+
+    path = tmp_path / "character.glb"
+    path.write_bytes(scout_glb)
+    assert_valid(path)
+    assert read_glb(str(path)).vertex_count == glb.summary(glb.parse(scout_glb)).vertices

@@ -84,7 +84,7 @@ for name, parent, head, tail in BONES:
     if parent:
         eb.parent = arm_data.edit_bones[parent]
 bpy.ops.object.mode_set(mode="OBJECT")
-body.parent = rig
+# Not parented to the rig: a skinned mesh node stays a root (glTF ignores its parents).
 mod = body.modifiers.new("Rig", "ARMATURE")
 mod.object = rig
 
