@@ -19,6 +19,11 @@ page until the browser's wall time). Then the compile bomb's rejection time
 Target: no attack adds more than TARGET_GROWTH_MIB to tcab's own peak RSS
 (its gigabytes are refused or bounded, never held; the replay bomb is held
 to the 64 MiB read bound, so that case shows the bound, not its twin).
+The Blender cases: a character.glb whose accessors claim 10^9 vertices or
+whose JSON is 8 MiB of nesting, against an honest glb of the same size; a
+build.py that loops, fills the disk or opens sockets, rebuilt by tcab-blend
+in an offline container of the Blender image (30 s), against tin-scout's
+reference build.py.
 Peak RSS of a fresh child is its VmHWM: ru_maxrss would start at the
 parent's peak (Linux records it at exec), and RUSAGE_CHILDREN of a
 descendant likewise includes what the child held when it started it. Needs `make images` and the
@@ -46,6 +51,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ARENA_TESTS = ROOT / "tests" / "arena"  # the hostile wasm corpus and the tally game live there
 CASE_DIR = ROOT / "test-cases" / "end-to-end" / "easy" / "lights-out" / "v1.0.0"
+TIN_SCOUT = ROOT / "test-cases" / "asset-generation" / "medium" / "tin-scout" / "v1.0.0"
+TIN_SCOUT_BUILD = TIN_SCOUT / "solution" / "build.py"
 TOKEN = "sk-bench-0a1b2c3d4e5f60718293"
 HONEST = "honest-value-0000000000000000"  # as long as TOKEN: the twin's names and output
 MIB = 1024 * 1024
@@ -268,6 +275,48 @@ def step():
     return "verified" if verify_replay(doc, spec.rules_path, spec.action_schema).ok else "not verified"
 """
 
+GLB_STEP = """
+import struct
+sys.path.insert(0, A["root"])
+from tcab.catalog import load_version
+from tcab.testtypes.asset_blender import score_blender
+from tests.blender.support import TRIANGLE_BIN, make_glb, triangle_doc
+section = load_version(Path(A["tin_scout"]))[0].section
+tree = Path(A["work"]) / "tree"
+tree.mkdir()
+attack = A["attack"]
+if not HOSTILE:  # the same size of honest bytes: a padded, well-formed triangle
+    doc = triangle_doc()
+    doc["extras"] = {"pad": "x" * A["size"]}
+    glb = make_glb(doc, TRIANGLE_BIN)
+elif attack == "vertices":  # accessors claiming 10^9 vertices over a few bytes
+    doc = triangle_doc(count=10**9)
+    doc["extras"] = {"pad": "x" * A["size"]}
+    glb = make_glb(doc, TRIANGLE_BIN)
+else:  # a JSON chunk of nothing but nesting
+    glb = make_glb(b"[" * (A["size"] // 2) + b"]" * (A["size"] // 2))
+(tree / "character.glb").write_bytes(glb)
+def step():
+    score = score_blender(section, tree, Path(A["work"]) / "run", None)
+    return f"{score.status}: {(score.detail or score.frames[0].detail)[:60]}"
+"""
+
+BUILD_STEP = """
+sys.path.insert(0, A["root"])
+from tcab.catalog import load_version
+from tcab.runtime import get_runtime
+from tcab.testtypes.asset_blender import container_rebuild
+from tcab.blender import glb
+section = load_version(Path(A["tin_scout"]))[0].section
+script = Path(A["reference"]).read_bytes() if not HOSTILE else A["script"].encode()
+rebuild = container_rebuild(get_runtime("docker"), "bench-hostile", Path(A["work"]), timeout_s=30)
+def step():
+    data, why = rebuild(section, script)
+    if data is None:
+        return "no glb: " + why.strip().splitlines()[-1][:60] if why.strip() else "no glb"
+    return f"built: {glb.summary(glb.parse(data)).animation_names}"
+"""
+
 VOXEL_STEP = """
 import struct
 from tcab.gltf.reader import GltfError, read_glb
@@ -342,6 +391,14 @@ STEP_CASES: dict[str, tuple[str, dict]] = {
     "glb claiming 10^9 vertices": (VOXEL_STEP, {"attack": "glb-count"}),
     "glb JSON bomb": (VOXEL_STEP, {"attack": "glb-json"}),
     "rig of 10^4 parts": (VOXEL_STEP, {"attack": "parts"}),
+    # Blender characters (issue 23): the run's glb read bounded, build.py rebuilt in its container.
+    "character.glb 1e9 vertices": (GLB_STEP, {"attack": "vertices", "size": 8 << 20}),
+    "character.glb JSON nesting": (GLB_STEP, {"attack": "nesting", "size": 8 << 20}),
+    "build.py loops forever": (BUILD_STEP, {"script": "while True:\n    pass\n"}),
+    "build.py fills the disk": (BUILD_STEP, {"script": "f = open('fill', 'wb')\nwhile True:\n"
+                                                       "    f.write(b'x' * (1 << 20))\n"}),
+    "build.py opens sockets": (BUILD_STEP, {"script": "import socket\nfor h in ('1.1.1.1', '10.88.0.1'):\n"
+                                                      "    socket.create_connection((h, 53), timeout=5)\n"}),
 }
 
 
@@ -378,7 +435,9 @@ def step_case(work: Path, name: str, hostile: bool) -> dict:
     sub = work / f"step-{abs(hash(name))}-{int(hostile)}"
     sub.mkdir()
     return child(STEP_CHILD.format(setup=setup), {"work": str(sub), "hostile": hostile,
-                                                   "arena_tests": str(ARENA_TESTS), **extra})
+                                                   "arena_tests": str(ARENA_TESTS), "root": str(ROOT),
+                                                   "tin_scout": str(TIN_SCOUT), "reference": str(TIN_SCOUT_BUILD),
+                                                   **extra})
 
 
 def row(name: str, twin: dict, bad: dict) -> str:

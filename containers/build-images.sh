@@ -18,7 +18,8 @@ MIRROR="${TCAB_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 BASE=localhost/tcab/debian-${SUITE}-minbase:latest
 LABEL=org.tcab.definition-digest
 # name:parent ; parent "base" is the debootstrap image.
-IMAGES=("base-wasm:base" "adversarial:base-wasm" "performance:adversarial" "sprite:base-wasm" "sprite-sheet:base-wasm" "voxel:base-wasm" "voxel-animation:voxel")
+IMAGES=("base-wasm:base" "adversarial:base-wasm" "performance:adversarial" "sprite:base-wasm" "sprite-sheet:base-wasm"
+        "voxel:base-wasm" "voxel-animation:voxel" "blender-base:base-wasm" "blender:blender-base")
 
 digest_of() {  # sha256 over every file of the folders/strings given
     { for item in "$@"; do

@@ -41,6 +41,7 @@ class SpecFile:
 
     source: str
     dest: str
+    kind: str = "spec"  # "script": a starter the model edits (the Inputs tag); seeded the same
 
     @property
     def is_template(self) -> bool:

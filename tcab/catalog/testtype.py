@@ -171,6 +171,11 @@ class TestType:
         quality directive); none by default."""
         return ""
 
+    def template_context(self, case: CaseVersion, variant: Variant) -> dict[str, Any]:
+        """Names the type adds to the prompt's context (the asset type's
+        ``{{voxel.*}}``); none by default. The common names win a clash."""
+        return {}
+
     def seed_sources(self, case: CaseVersion, variant: Variant) -> tuple[str | None, ...]:
         """The version-relative files seeding reads beyond the common ones."""
         return ()
@@ -190,12 +195,6 @@ class TestType:
     def template_params(self, case: CaseVersion, variant: Variant) -> dict[str, Any]:
         """``variant.params`` as spec and prompt templates see them."""
         return dict(variant.params)
-
-    def template_context(self, case: CaseVersion, variant: Variant) -> dict[str, Any]:
-        """Names a spec or prompt template of ``variant`` sees beside ``version``,
-        ``variant`` (and the prompt's ``workspace``, ``specs``): a voxel case's
-        ``voxel``. None by default."""
-        return {}
 
     def unplayable_reason(self, case: CaseVersion) -> str | None:
         """Why the arena cannot play ``case`` in matches, or None."""

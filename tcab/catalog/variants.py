@@ -15,7 +15,9 @@ from tcab.catalog.review import parse_domains, parse_proofs, parse_review_items
 from tcab.catalog.toml import read_toml
 from tcab.catalog.views import parse_references
 
-SPEC_KEYS = ("source", "dest")
+SPEC_KEYS = ("source", "dest", "kind")
+#: A spec's ``kind``: how the run's Inputs tag it (a starter script or prose); seeding is the same.
+SPEC_KINDS = ("spec", "script")
 VARIANT_KEYS = ("slug", "name", "description", "spec", "workspace", "solution", "params",
                 "reference", "proof", "domain", "review_item", "review", "reference_implementation")
 
@@ -52,13 +54,14 @@ def parse_spec(
     f = Fields(entry, source, SPEC_KEYS, table=table, index=index)
     src = check_path(f, "source", root, f.string("source", required=True), "file")
     dest_raw = f.string("dest")
+    kind = f.choice("kind", SPEC_KINDS) or "spec"
     f.done()
     if src is None:
         return None
     if dest_raw is None:
         dest_raw = src[: -len(".hbs")] if src.endswith(".hbs") else src
     dest = check_dest(f, "dest", dest_raw)
-    return SpecFile(src, dest) if dest is not None else None
+    return SpecFile(src, dest, kind) if dest is not None else None
 
 
 def check_unique_dests(specs: list[SpecFile], source: Source, key: str, taken: set[str]) -> None:

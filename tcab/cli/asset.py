@@ -111,6 +111,8 @@ def render_reference(settings: Settings, case: str, variant: str | None, experim
       frames/<frame>.png      each regenerated frame (frames/sprite.png for a sprite)
       atlas.png, atlas.json,  a sheet's exports, as `tcab asset export` writes them
       sequences/<slug>.png
+      character.glb, model.png, a Blender character's: its solution's build.py run by
+      summary.json            tcab-blend in a container of the Blender image
 
     Exit 2 for an unknown case, a case of another type, one without a
     reference script, a script that fails, times out or draws nothing that
@@ -132,7 +134,8 @@ def render_reference(settings: Settings, case: str, variant: str | None, experim
         resolved = resolve_case(settings.catalog_dir, case, experimental=experimental)
     except CatalogError as exc:
         raise click.BadParameter(str(exc), param_hint="'CASE'") from None
-    if not isinstance(resolved.section, AssetSection | VoxelSection):
+    blender = getattr(resolved.section, "blender", False)
+    if not isinstance(resolved.section, AssetSection | VoxelSection) and not blender:
         raise click.BadParameter(f"{resolved.ref} is a {resolved.type} case; only an asset-generation "
                                  "case has a drawn reference", param_hint="'CASE'")
     try:
@@ -140,7 +143,11 @@ def render_reference(settings: Settings, case: str, variant: str | None, experim
     except CatalogError as exc:
         raise click.BadParameter(str(exc), param_hint="'--variant'") from None
     try:
-        rendered = render(resolved, chosen, out, settings.tmp_dir, timeout_s=timeout)
+        if blender:  # built by tcab-blend in a container of the Blender image
+            from tcab.testtypes.asset_blender_reference import render_blender_reference
+            rendered = render_blender_reference(resolved, chosen, out, settings.tmp_dir, timeout_s=timeout)
+        else:
+            rendered = render(resolved, chosen, out, settings.tmp_dir, timeout_s=timeout)
     except ReferenceError as exc:
         raise click.BadParameter(str(exc), param_hint="'CASE'") from None
     _echo(list(rendered.written))

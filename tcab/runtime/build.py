@@ -182,10 +182,12 @@ class ContainerBuild:
 
 @contextmanager
 def build_in_container(rt: Runtime, image: ImageInfo, tree: Path, steps: Sequence[tuple[str, str]], *,
-                       name: str, limits: BuildLimits | None = None) -> Iterator[ContainerBuild]:
+                       name: str, limits: BuildLimits | None = None,
+                       offline: bool = False) -> Iterator[ContainerBuild]:
     """Start a container of ``image`` labelled ``name``, copy the contents of
     ``tree`` into ``/work``, run ``steps`` (see :meth:`ContainerBuild.run`),
-    and yield the open build. The container is removed when the block ends,
+    and yield the open build (``offline``: the container has no network).
+    The container is removed when the block ends,
     however it ends.
 
     Raises ``RuntimeBackendError`` when the engine fails (start, copy,
@@ -194,7 +196,7 @@ def build_in_container(rt: Runtime, image: ImageInfo, tree: Path, steps: Sequenc
     """
     limits = limits or BuildLimits()
     cid = rt.start(ContainerSpec(image=image.ref, run_id=name, memory_bytes=limits.memory_bytes,
-                                 pids_limit=limits.pids_limit))
+                                 pids_limit=limits.pids_limit, offline=offline))
     try:
         rt.copy_in(cid, tree)
         build = ContainerBuild(rt, cid, image, limits)

@@ -189,7 +189,7 @@ class DockerRuntime:
         self._check_network()
         with _engine(f"create a container from {spec.image}"):
             host_config = self.api.create_host_config(
-                network_mode=self.network,
+                network_mode="none" if spec.offline else self.network,
                 extra_hosts={"host.docker.internal": self._host_gateway()} if spec.host_gateway else None,
                 mem_limit=spec.memory_bytes,
                 pids_limit=spec.pids_limit,

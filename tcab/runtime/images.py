@@ -35,7 +35,8 @@ class RunImage:
 #: Every run image of the source document, including those of test types
 #: tcab does not run yet, so that their overrides are already honoured.
 #: (The end-to-end type runs in ``base-wasm``, the adversarial one in ``adversarial``,
-#: the performance one in ``performance``, asset generation in ``sprite``/``sprite-sheet``.)
+#: the performance one in ``performance``, asset generation in ``sprite``/``sprite-sheet``
+#: and, for a Blender character, ``blender-character``.)
 RUN_IMAGES: tuple[RunImage, ...] = (
     RunImage("base-wasm", "test-cabinet-base-wasm", "TCAB_CONTAINER_IMAGE_BASE_WASM", True),
     RunImage("adversarial", "test-cabinet-adversarial", "TCAB_CONTAINER_IMAGE_ADVERSARIAL", True),
@@ -43,7 +44,7 @@ RUN_IMAGES: tuple[RunImage, ...] = (
     RunImage("sprite-sheet", "test-cabinet-sprite-sheet", "TCAB_CONTAINER_IMAGE_SPRITE_SHEET", True),
     RunImage("voxel-model", "test-cabinet-voxel", "TCAB_CONTAINER_IMAGE_VOXEL", True),
     RunImage("voxel-animation", "test-cabinet-voxel-animation", "TCAB_CONTAINER_IMAGE_VOXEL_ANIMATION", True),
-    RunImage("blender-character", "test-cabinet-blender", "TCAB_CONTAINER_IMAGE_BLENDER", False),
+    RunImage("blender-character", "test-cabinet-blender", "TCAB_CONTAINER_IMAGE_BLENDER", True),
     RunImage("performance", "test-cabinet-performance", "TCAB_CONTAINER_IMAGE_PERFORMANCE", True),
 )
 

@@ -6,8 +6,10 @@ asset is what those logs regenerate to (docs/asset-generation.md).
 The manifest's own keys:
 
 - ``asset_kind``: ``sprite`` (the default) or ``sprite-sheet``; the 3D kinds
-  of the original (``voxel-model``, ``voxel-rig``, ``blender-character``, ...)
-  are refused as not yet supported;
+  of the original (``voxel-model``, ``voxel-rig``, ...) are refused as not
+  yet supported; ``blender-character`` is parsed by
+  :mod:`tcab.testtypes.asset_blender_manifest`, seeded and scored by
+  :mod:`tcab.testtypes.asset_blender`;
 - ``[canvas]``: ``width``, ``height`` (within :mod:`tcab.draw.limits`, checked
   by :func:`tcab.draw.config.check_canvas`), ``background``;
 - ``[tool]``: ``binary`` (the kind's tool) and ``preview`` (``{frame}`` for a
@@ -66,9 +68,9 @@ TOOLS = {"sprite": "draw", "sprite-sheet": "draw-sheet"}
 #: The original's other kinds: known, refused until tcab has their tools.
 UNSUPPORTED = ("ui", "material", "voxel-rig", "mc-model", "sn-model",
                "dc-model", "mc-animation", "sn-animation", "dc-animation", "mc-skinned", "sn-skinned",
-               "dc-skinned", "blender-character", "blender-mechanism", "blender-prop", "particle-2d",
+               "dc-skinned", "blender-mechanism", "blender-prop", "particle-2d",
                "particle-3d", "sfx-synth", "sfx-sample", "music")
-SUPPORTED = ", ".join((*TOOLS, *VOXEL_TOOLS))
+SUPPORTED = ", ".join((*TOOLS, *VOXEL_TOOLS, "blender-character"))
 MAX_FPS = 240
 #: The keys a review item of this type may add (the original's older form).
 ITEM_KEYS = ("sequences", "frames")
@@ -156,6 +158,8 @@ class AssetGeneration(TestType):
     def template_context(self, case: CaseVersion, variant: Variant) -> dict[str, Any]:
         if isinstance(case.section, VoxelSection):
             return {"voxel": case.section.volume_for(variant).context()}
+        if getattr(case.section, "blender", False):
+            return case.section.template_context()
         return {}
 
     def run_image_for(self, case: CaseVersion) -> str:
@@ -169,6 +173,10 @@ class AssetGeneration(TestType):
             from tcab.testtypes.asset_voxel_seed import voxel_seed_entries
 
             return voxel_seed_entries(case.section, case.section.volume_for(variant))
+        if getattr(case.section, "blender", False):
+            from tcab.testtypes.asset_blender import seed_entries as blender_seed
+
+            return blender_seed(case.section)
         return seed_entries(case.section)
 
     def watch_setup(self, case: CaseVersion, variant: Variant, workspace: Path, live: LiveEndpoint) -> None:
@@ -177,7 +185,8 @@ class AssetGeneration(TestType):
 
             write_voxel_live(case.section, case.section.volume_for(variant), workspace, live)
             return
-        write_live(case.section, workspace, live)
+        if not getattr(case.section, "blender", False):  # tcab-blend streams nothing live
+            write_live(case.section, workspace, live)
 
     def unplayable_reason(self, case: CaseVersion) -> str | None:
         return f"{case.ref} is an asset-generation case: its drawings are reviewed, not played in matches"
@@ -374,6 +383,9 @@ def _parse_voxel(p: SectionInput, kind: str) -> VoxelSection | AssetSection:
 
 def _parse(p: SectionInput) -> AssetSection:
     f, source = p.f, p.source
+    if p.data.get("asset_kind") == "blender-character":
+        from tcab.testtypes.asset_blender_manifest import parse_blender
+        return parse_blender(p)  # type: ignore[return-value]
     for key, what in (("build", "[build]: nothing is built"), ("check", "[[check]]: there is no target page"),
                       ("reference", "[[reference]]: there is no target to compare with")):
         if key in p.data:

@@ -45,6 +45,10 @@ def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dic
     ``asset_sequences`` (slug, name, fps, frame names) and ``asset_width``
     (the enlarged width the page draws a frame at)."""
     section = case.section
+    if getattr(section, "blender", False):
+        from tcab.testtypes.asset_blender_view import panel as blender_panel
+
+        return blender_panel(case, run, folder, run_id)
     if not hasattr(section, "tool_config"):  # a voxel case (tcab.testtypes.asset_voxel)
         from tcab.testtypes.asset_voxel_view import voxel_panel
 

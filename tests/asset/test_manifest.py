@@ -43,7 +43,7 @@ def test_asset_kind_defaults_to_sprite(tmp_path) -> None:
     assert _load(root).section.kind == "sprite"
 
 
-@pytest.mark.parametrize("kind", ["voxel-rig", "mc-model", "blender-character"])
+@pytest.mark.parametrize("kind", ["voxel-rig", "mc-model", "blender-prop"])
 def test_a_3d_kind_is_refused_as_not_yet_supported(tmp_path, kind) -> None:
     root = copy(ICONS, tmp_path)
     edit(root, 'asset_kind = "sprite"', f'asset_kind = "{kind}"')

@@ -159,7 +159,8 @@ def test_the_shipped_plans_expand_against_the_shipped_catalog_and_harnesses():
                                            "ember-gem/v1.0.0/base/reference/1",
                                            "candle-flicker/v1.0.0/base/reference/1",
                                            "valve-wheel/v1.0.0/base/reference/1",
-                                           "beacon-lamp/v1.0.0/base/reference/1"]
+                                           "beacon-lamp/v1.0.0/base/reference/1",
+                                           "tin-scout/v1.0.0/base/reference/1"]
     (cup,) = demo.tournaments
     assert (cup.name, cup.case) == ("capture-demo", "capture")
     assert [p.name for p in cup.participants] == [

@@ -31,7 +31,7 @@ def _doit(tmp: Path, *args: str) -> subprocess.CompletedProcess:
 def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime, tmp_path):
     first = _doit(tmp_path, "-n", "2")
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "sweep demo: 40 ran, 0 up to date, 0 failed" in first.stdout
+    assert "sweep demo: 44 ran, 0 up to date, 0 failed" in first.stdout
     results = tmp_path / "results"
 
     conn = sqlite3.connect(results / "results.db")
@@ -44,8 +44,9 @@ def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime,
         conn.close()
     assert [(c, s) for c, s, _ in runs] == [("beacon-lamp", "completed"), ("candle-flicker", "completed"),
                                             ("capture", "completed"), ("ember-gem", "completed"),
-                                            ("lights-out", "completed"), ("torus-life", "completed"),
-                                            ("torus-life", "completed"), ("valve-wheel", "completed")]
+                                            ("lights-out", "completed"), ("tin-scout", "completed"),
+                                            ("torus-life", "completed"), ("torus-life", "completed"),
+                                            ("valve-wheel", "completed")]
     assert all(d for _, _, d in runs), "each run row carries its plan entry digest"
     # three baselines and the reference controller; the two torus-life engines
     assert ratings == 4 and builds == 6
@@ -64,9 +65,10 @@ def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime,
     finally:
         conn.close()
     # The asset cases drawn or sculpted by their reference scripts and regenerated from the logs,
-    # nothing flagged.
+    # and the Blender character built by its build.py and re-built for provenance: nothing flagged.
     assert assets == [("beacon-lamp", "regenerated", 0), ("candle-flicker", "regenerated", 0),
-                      ("ember-gem", "regenerated", 0), ("valve-wheel", "regenerated", 0)]
+                      ("ember-gem", "regenerated", 0), ("tin-scout", "regenerated", 0),
+                      ("valve-wheel", "regenerated", 0)]
 
     standings = json.loads((results / "sweep/tournaments/capture-demo/standings.json").read_text())
     assert {s["label"] for s in standings["standings"]} == {
@@ -77,5 +79,5 @@ def test_the_demo_sweep_runs_for_real_and_then_has_nothing_to_do(podman_runtime,
 
     second = _doit(tmp_path)
     assert second.returncode == 0, second.stdout + second.stderr
-    assert "sweep demo: nothing to do, all 40 tasks up to date" in second.stdout
+    assert "sweep demo: nothing to do, all 44 tasks up to date" in second.stdout
     assert "standings of capture-demo" in second.stdout

@@ -1,0 +1,107 @@
+"""The preview of a character.glb: tcab's own software renderer.
+
+Deterministic to the byte: numpy in float64, one thread, triangles drawn in
+file order with a strict depth test, the PNG written by
+:func:`tcab.draw.png.encode`. The mesh is drawn in its bind pose
+(the positions as stored), orthographic from the front-right and a little
+above (the glTF frame: +Y up, the character facing +Z), flat shaded with
+one light, fitted to the image. No GPU, no Blender.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tcab.draw import png
+from tcab.draw.colors import parse_background
+
+SIZE = 512
+MAX_DRAWN = 400_000  # triangles drawn; the rest of a larger mesh is left out of the preview
+_YAW = math.radians(-30.0)
+_PITCH = math.radians(20.0)
+_LIGHT = (0.35, 0.55, 0.76)
+
+
+def _rotation():
+    import numpy as np
+
+    cy, sy = math.cos(_YAW), math.sin(_YAW)
+    cp, sp = math.cos(_PITCH), math.sin(_PITCH)
+    yaw = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]], dtype=np.float64)
+    pitch = np.array([[1, 0, 0], [0, cp, -sp], [0, sp, cp]], dtype=np.float64)
+    return pitch @ yaw
+
+
+def render(parts, background: str = "transparent", size: int = SIZE) -> bytes:
+    """A PNG of ``parts`` (:func:`tcab.blender.glb.triangles`) on ``background``."""
+    import numpy as np
+
+    bg = parse_background(background) or bytes(4)
+    image = np.empty((size, size, 4), dtype=np.uint8)
+    image[:, :] = np.frombuffer(bg, dtype=np.uint8)
+    verts, faces, colours = [], [], []
+    base = drawn = 0
+    for positions, indices, colour in parts:
+        if drawn >= MAX_DRAWN or not indices:
+            continue
+        tri = np.asarray(indices, dtype=np.int64).reshape(-1, 3)[: MAX_DRAWN - drawn]
+        verts.append(np.asarray(positions, dtype=np.float64).reshape(-1, 3))
+        faces.append(tri + base)
+        colours.append(np.tile(np.asarray(colour, dtype=np.float64), (len(tri), 1)))
+        base += len(positions)
+        drawn += len(tri)
+    if not faces:
+        return png.encode(size, size, image.tobytes())
+    v = np.concatenate(verts) @ _rotation().T
+    f = np.concatenate(faces)
+    c = np.concatenate(colours)
+    finite = np.isfinite(v).all(axis=1)
+    keep = finite[f].all(axis=1)
+    f, c = f[keep], c[keep]
+    if not len(f):
+        return png.encode(size, size, image.tobytes())
+    used = v[np.unique(f)]
+    lo, hi = used.min(axis=0), used.max(axis=0)
+    extent = max(hi[0] - lo[0], hi[1] - lo[1], 1e-9)
+    scale = size * 0.9 / extent
+    centre = (lo + hi) / 2
+    sx = (v[:, 0] - centre[0]) * scale + size / 2
+    sy = size / 2 - (v[:, 1] - centre[1]) * scale
+    sz = v[:, 2]
+    a, b, d = v[f[:, 0]], v[f[:, 1]], v[f[:, 2]]
+    n = np.cross(b - a, d - a)
+    length = np.linalg.norm(n, axis=1)
+    length[length == 0] = 1.0
+    n = n / length[:, None]
+    n[n[:, 2] < 0] *= -1  # two-sided: the face as seen
+    shade = 0.3 + 0.7 * np.clip(n @ np.asarray(_LIGHT), 0.0, 1.0)
+    # baseColorFactor is linear: to sRGB (gamma 2.2) for the PNG.
+    rgb = np.clip(np.rint((c * shade[:, None]) ** (1 / 2.2) * 255.0), 0, 255).astype(np.uint8)
+    depth = np.full((size, size), -np.inf)
+    for t in range(len(f)):
+        i, j, k = f[t]
+        x0, y0, x1, y1, x2, y2 = sx[i], sy[i], sx[j], sy[j], sx[k], sy[k]
+        area = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0)
+        if area == 0:
+            continue
+        left = max(int(math.floor(min(x0, x1, x2))), 0)
+        right = min(int(math.ceil(max(x0, x1, x2))), size - 1)
+        top = max(int(math.floor(min(y0, y1, y2))), 0)
+        bottom = min(int(math.ceil(max(y0, y1, y2))), size - 1)
+        if left > right or top > bottom:
+            continue
+        px = np.arange(left, right + 1, dtype=np.float64) + 0.5
+        py = np.arange(top, bottom + 1, dtype=np.float64)[:, None] + 0.5
+        w0 = ((x1 - px) * (y2 - py) - (x2 - px) * (y1 - py)) / area
+        w1 = ((x2 - px) * (y0 - py) - (x0 - px) * (y2 - py)) / area
+        w2 = 1.0 - w0 - w1
+        inside = (w0 >= 0) & (w1 >= 0) & (w2 >= 0)
+        if not inside.any():
+            continue
+        z = w0 * sz[i] + w1 * sz[j] + w2 * sz[k]
+        window = depth[top:bottom + 1, left:right + 1]
+        nearer = inside & (z > window)
+        window[nearer] = z[nearer]
+        image[top:bottom + 1, left:right + 1, :3][nearer] = rgb[t]
+        image[top:bottom + 1, left:right + 1, 3][nearer] = 255
+    return png.encode(size, size, image.tobytes())

@@ -1,0 +1,59 @@
+"""A blender-character run's panel in ``tcab view``: the preview tcab drew
+again from the run's glb beside the model's own, the glb to download, the
+required animations and caller joints with what the run's glb holds of
+them (``regenerated/summary.json``), and the provenance note.
+
+Only names are checked here (a regular file, no link); the bytes are served
+by the view's ``/runs/<id>/raw/`` route, confined to the run's folder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from tcab.testtypes.asset_blender import REGENERATED_DIR
+
+if TYPE_CHECKING:
+    from tcab.catalog.model import CaseVersion
+
+MAX_SUMMARY_BYTES = 1 << 20
+
+
+def _summary(folder: Path | None, present) -> dict[str, Any]:
+    rel = f"{REGENERATED_DIR}/summary.json"
+    if folder is None or not present(folder, rel):
+        return {}
+    from tcab.reading import read_bytes
+
+    try:
+        data = json.loads(read_bytes(folder / rel, MAX_SUMMARY_BYTES, follow=False))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dict[str, Any]:
+    from tcab.testtypes.asset_view import TREE_DIR, _present
+
+    section = case.section
+    base = f"/runs/{quote(run_id, safe='')}/raw/"
+    regenerated = f"{REGENERATED_DIR}/model.png"
+    preview = f"{TREE_DIR}/{section.preview}"
+    glb = f"{TREE_DIR}/character.glb"
+    frames = [{"frame": "character",
+               "regenerated": base + regenerated if _present(folder, regenerated) else None,
+               "preview": base + quote(preview) if _present(folder, preview) else None}]
+    summary = _summary(folder, _present)
+    held = {a.get("name"): a for a in (summary.get("run") or {}).get("animations", []) if isinstance(a, dict)}
+    tagged = {j.get("name") for j in (summary.get("run") or {}).get("caller_joints", []) if isinstance(j, dict)}
+    animations = [{"name": a.name, "loop": a.loop, "auto_play": a.auto_play, "present": a.name in held,
+                   "duration": (held.get(a.name) or {}).get("duration")} for a in section.animations]
+    joints = [{**j.to_json(), "present": j.name in tagged} for j in section.joints]
+    return {"asset_frames": frames, "asset_sequences": [], "asset_width": 512, "asset_exports":
+            {"character.glb": base + glb} if _present(folder, glb) else {},
+            "blender": {"animations": animations, "joints": joints, "gaps": summary.get("gaps", []),
+                        "provenance": summary.get("provenance", ""),
+                        "glb": base + glb if _present(folder, glb) else None}}

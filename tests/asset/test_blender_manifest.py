@@ -1,0 +1,110 @@
+"""A blender-character case's manifest, seed and prompt (issue 23, items 1
+and 3): the original's siege-rifleman and tcab's tin-scout load unchanged,
+validate, seed blender.config.json beside the build.py starter and render
+``{{voxel.*}}``; each bad key is a ``file:line: key`` problem."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+
+import pytest
+
+from tcab.seeding import check_case, render_prompt
+from tcab.seeding.plan import plan_seed
+from tcab.testtypes.asset_blender_manifest import MAX_BOUND, BlenderSection, CallerJoint
+from tests.asset.support import problems
+from tests.blender.support import SIEGE, TIN_SCOUT, load
+
+
+def _copy(src, tmp_path):
+    dest = tmp_path / "asset-generation/hard/siege-rifleman/v1.0.0"
+    shutil.copytree(src, dest)
+    return dest
+
+
+def _edit(root, old: str, new: str) -> None:
+    path = root / "test-case.toml"
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_the_originals_siege_rifleman_loads_validates_seeds_and_prompts() -> None:
+    case = load(SIEGE)
+    section = case.section
+    assert isinstance(section, BlenderSection) and case.test_type.run_image_for(case) == "blender-character"
+    assert (section.width, section.height, section.depth, section.background) == (24, 48, 20, "transparent")
+    assert (section.binary, section.preview, section.actions) == ("tcab-blend", "model.png", "build.py")
+    assert [a.name for a in section.animations] == ["idle", "run", "fire", "reload", "hit", "death"]
+    assert section.animations[0].loop and section.animations[0].auto_play and not section.animations[2].loop
+    assert section.joints == (CallerJoint("aim_pitch", "rotation", "x", -40.0, 40.0, 0.0),)
+    assert [s.kind for s in case.specs_for(case.variant())] == ["spec", "script"]
+    assert check_case(case) == []
+    seeded = {e.dest: e.data for e in plan_seed(case, case.variant())}
+    assert seeded["build.py"] == (SIEGE / "specs/build.py").read_bytes()
+    config = json.loads(seeded["blender.config.json"])
+    assert config["bounds"] == {"width": 24, "height": 48, "depth": 20}
+    assert config["outputs"] == {"model": "character.glb", "preview": "model.png", "script": "build.py"}
+    assert [a["name"] for a in config["animations"]] == ["idle", "run", "fire", "reload", "hit", "death"]
+    assert config["joints"][0]["name"] == "aim_pitch" and config["axes"]["up"] == "+z"
+    prompt = render_prompt(case, case.variant())
+    assert "fits within a\n24x48x20 bounding box" in prompt and "{{" not in prompt
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        section.width = 1  # type: ignore[misc]
+
+
+def test_tcabs_tin_scout_loads_and_lists_its_animations_in_the_prompt() -> None:
+    case = load(TIN_SCOUT)
+    assert check_case(case) == [] and case.section.background == "#1d2330"
+    prompt = render_prompt(case, case.variant())
+    assert "24x48x16 bounding box" in prompt and "- `idle` (loops) (plays on its own)" in prompt
+    assert "- `death`\n" in prompt
+
+
+@pytest.mark.parametrize(("old", "new", "key", "message"), [
+    ("width = 24", "width = 1000000", "width", f"expected at most {MAX_BOUND} world units (MAX_BOUND)"),
+    ("depth = 20", "depth = 0", "depth", "expected a positive integer"),
+    ('background = "transparent"', 'background = "teal"', "background", "expected 'transparent'"),
+    ('binary = "tcab-blend"', 'binary = "blender"', "binary", "built with \"tcab-blend\""),
+    ('preview = "model.png"', 'preview = "{part}.png"', "preview", "no {part} or {frame} token"),
+    ('actions = "build.py"', 'actions = "../build.py"', "actions", "workspace-relative path"),
+    ('name = "run"', 'name = "idle"', "name", "the animation \"idle\" is declared twice"),
+    ("loop = true\nauto_play = false", 'loop = "yes"\nauto_play = false', "loop", "expected true or false"),
+    ("rest = 0.0", "rest = 50.0", "rest", "expected min <= rest <= max"),
+    ("min = -40.0", "min = nan", "min", "expected a finite number"),
+    ('axis = "x"', 'axis = "w"', "axis", "expected one of x, y, z"),
+    ('kind = "rotation"', 'kind = "spin"', "kind", "expected one of rotation, translation"),
+    ('dest = "build.py"\nkind = "script"', 'dest = "build.py"\nkind = "binary"', "kind",
+     "expected one of spec, script"),
+], ids=["volume-1e6", "zero-depth", "background", "binary", "part-token", "escaping-path", "duplicate-animation",
+        "loop-type", "joint-range", "joint-nan", "axis", "joint-kind", "spec-kind"])
+def test_a_bad_key_is_named_with_its_line(tmp_path, old, new, key, message) -> None:
+    root = _copy(SIEGE, tmp_path)
+    _edit(root, old, new)
+    found = problems(root)
+    needle = next(text for text in new.splitlines() if text not in old.splitlines())
+    lines = (root / "test-case.toml").read_text().splitlines()
+    at = max(i for i, text in enumerate(lines, 1) if needle in text)  # the edited one: the last
+    assert any(f"test-case.toml:{at}: " in p and f"{key}: " in p and message in p for p in found), found
+
+
+def test_a_blender_case_declares_no_canvas_and_at_least_one_animation(tmp_path) -> None:
+    root = _copy(SIEGE, tmp_path)
+    _edit(root, "[voxel]\n", "[canvas]\nwidth = 8\nheight = 8\n\n[voxel]\n")
+    assert any("canvas: a blender-character case has no [canvas]" in p for p in problems(root))
+    root = _copy(SIEGE, tmp_path / "b")
+    text = (root / "test-case.toml").read_text()
+    head, _, tail = text.partition("[[model.animation]]")
+    (root / "test-case.toml").write_text(head + tail[tail.index("[[model.joint]]"):])
+    assert any("model.animation: missing required key" in p or "animation: missing required key" in p
+               for p in problems(root))
+
+
+def test_ten_thousand_joints_are_refused_by_count(tmp_path) -> None:
+    root = _copy(SIEGE, tmp_path)
+    joints = "".join(f'\n[[model.joint]]\nname = "j{i}"\nkind = "rotation"\naxis = "x"\nmin = 0.0\nmax = 1.0\n'
+                     f"rest = 0.0\n" for i in range(10_000))
+    _edit(root, "# The self-contained brief", joints + "\n# The self-contained brief")
+    assert any("at most 32 caller joints (MAX_JOINTS), got 10001" in p for p in problems(root))

@@ -1,0 +1,71 @@
+"""A blender-character run's page in ``tcab view`` (issue 23, item 5, in
+part): the preview drawn again from the glb beside the model's, the glb to
+download, each required animation and caller joint against the run's glb,
+the provenance note, and the ``overall`` rating through the review form."""
+
+from __future__ import annotations
+
+import re
+import urllib.request
+
+from tcab.results import open_db, record_run
+from tcab.testtypes.asset_blender import score_blender
+from tcab.testtypes.asset_view import panel
+from tests.blender.support import REFERENCE_BUILD, SIEGE, load
+from tests.support.original import ORIGINAL
+from tests.support.paths import REPO
+from tests.support.results_rows import run_row
+from tests.support.settings import tmp_settings
+from tests.support.view_server import view_server
+
+RUN_ID = "20261205-siege-rifleman-reference-1"
+
+
+def _run(tmp_path, glb: bytes):
+    case = load(SIEGE)
+    settings = tmp_settings(tmp_path, catalog=ORIGINAL)
+    run_dir = settings.results_dir / "runs" / RUN_ID
+    tree = run_dir / "work"
+    tree.mkdir(parents=True)
+    (tree / "character.glb").write_bytes(glb)
+    (tree / "build.py").write_bytes(REFERENCE_BUILD.read_bytes())
+    (tree / "model.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    score = score_blender(case.section, tree, run_dir, lambda section, script: (glb, ""))
+    assert score.status == "regenerated"
+    return case, settings, run_dir
+
+
+def test_the_panel_holds_the_contract_against_the_glb(tmp_path, scout_glb) -> None:
+    case, _, run_dir = _run(tmp_path, scout_glb)
+    values = panel(case, {"variant": "base"}, run_dir, RUN_ID)
+    (frame,) = values["asset_frames"]
+    assert frame["regenerated"] == f"/runs/{RUN_ID}/raw/regenerated/model.png"
+    assert frame["preview"] == f"/runs/{RUN_ID}/raw/work/model.png"
+    blender = values["blender"]
+    assert blender["glb"] == f"/runs/{RUN_ID}/raw/work/character.glb"
+    present = {a["name"]: a["present"] for a in blender["animations"]}
+    assert present == {"idle": True, "run": True, "fire": True, "reload": False, "hit": False, "death": True}
+    assert blender["joints"][0]["name"] == "aim_pitch" and blender["joints"][0]["present"]
+    assert "animation 'reload' missing" in blender["gaps"]
+    (run_dir / "work/character.glb").unlink()
+    (run_dir / "work/character.glb").symlink_to("/etc/passwd")
+    assert panel(case, {"variant": "base"}, run_dir, RUN_ID)["blender"]["glb"] is None  # a link is never named
+
+
+def test_the_run_page_shows_the_character(tmp_path, monkeypatch, scout_glb) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    _, settings, run_dir = _run(tmp_path, scout_glb)
+    db = open_db(settings.results_db)
+    try:
+        record_run(db, run_row(RUN_ID, case_slug="siege-rifleman", case_type="asset-generation"), [])
+    finally:
+        db.close()
+    with view_server(settings) as url:
+        page = urllib.request.urlopen(f"{url}/runs/{RUN_ID}", timeout=10).read().decode()
+        assert "<h2>Asset</h2>" in page and "character: regenerated" in page
+        assert f'href="/runs/{RUN_ID}/raw/work/character.glb"' in page
+        assert re.search(r"<code>reload</code>.*?missing", page, re.S)
+        assert "<code>aim_pitch</code>" in page and "provenance: the rebuild matches" in page
+        assert 'name="rating:overall"' in page
+        glb = urllib.request.urlopen(f"{url}/runs/{RUN_ID}/raw/work/character.glb", timeout=10).read()
+        assert glb == scout_glb

@@ -1,0 +1,27 @@
+"""The preview (issue 23, item 3): tcab's own renderer, the same bytes on
+the host as tcab-blend wrote in the container, and a picture of the mesh."""
+
+from __future__ import annotations
+
+from tcab.blender import glb
+from tcab.blender.render import SIZE, render
+from tcab.draw import png
+from tests.blender.support import TRIANGLE_BIN, make_glb, triangle_doc
+
+
+def test_the_preview_is_deterministic_and_draws_the_character(scout_glb) -> None:
+    parts = glb.triangles(glb.parse(scout_glb))
+    first, second = render(parts, "#1d2330"), render(parts, "#1d2330")
+    assert first == second
+    width, height, rgba = png.decode(first, SIZE * SIZE)[:3]
+    assert (width, height) == (SIZE, SIZE)
+    background = bytes.fromhex("1d2330ff")
+    drawn = sum(1 for i in range(0, len(rgba), 4) if rgba[i:i + 4] != background)
+    assert 0.05 * SIZE * SIZE < drawn < 0.6 * SIZE * SIZE  # a figure, not a blank or a filled frame
+
+
+def test_an_empty_or_degenerate_mesh_draws_the_background() -> None:
+    flat = make_glb(triangle_doc(), bytes(len(TRIANGLE_BIN)))  # three times the same point
+    image = render(glb.triangles(glb.parse(flat)), "transparent")
+    assert set(png.decode(image, SIZE * SIZE)[2]) == {0}
+    assert render([], "#000000") == png.encode(SIZE, SIZE, b"\0\0\0\xff" * SIZE * SIZE)

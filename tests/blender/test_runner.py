@@ -1,0 +1,103 @@
+"""``tcab-blend`` in real containers of the Blender image (issue 23, item 3
+and bad input): the reference build exports a skinned, animated glb and the
+preview; a build.py that loops, fills the disk or opens a socket is bounded
+in its container and reported with its exit code."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tcab.blender import glb
+from tcab.blender.render import render
+from tcab.runtime import resolve_image
+from tcab.runtime.base import ExecOptions
+from tcab.runtime.build import BuildLimits, build_in_container
+from tests.blender.support import REFERENCE_BUILD, TIN_SCOUT, load
+
+
+def _run(rt, tmp_path, script: str | bytes, *, timeout: int = 120, steps=None):
+    """tcab-blend on ``script`` in a fresh offline container; the box stays open inside the block."""
+    case = load(TIN_SCOUT)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "build.py").write_bytes(script.encode() if isinstance(script, str) else script)
+    (work / "blender.config.json").write_bytes(case.section.config(timeout))
+    image = rt.ensure_image(resolve_image("blender-character"), pull=False)
+    steps = steps or [("tcab-blend", "tcab-blend; echo exit=$?")]
+    return build_in_container(rt, image, work, steps, name="blend-test",
+                              limits=BuildLimits(timeout_s=300, memory_bytes=2 << 30), offline=True)
+
+
+def test_help_is_the_contract(blender_runtime, tmp_path) -> None:
+    with _run(blender_runtime, tmp_path, "", steps=[("help", "tcab-blend --help")]) as box:
+        assert box.ok
+        out = box.steps[0].result.output
+    assert "blender --background --python build.py -- blender.config.json" in out
+    assert "Exit codes: 0 built" in out
+
+
+def test_the_reference_build_exports_the_character_and_its_preview(blender_runtime, tmp_path) -> None:
+    with _run(blender_runtime, tmp_path, REFERENCE_BUILD.read_bytes()) as box:
+        out = box.steps[0].result.output
+        data = box.read_file("character.glb", glb.MAX_GLB_BYTES)
+        preview = box.read_file("model.png", 8 << 20)
+    assert "exit=0" in out and "tcab-blend: wrote character.glb and model.png" in out, out
+    assert data is not None and preview is not None
+    summary = glb.summary(glb.parse(data))
+    assert summary.skins == 1 and set(summary.animation_names) == {"idle", "run", "fire", "death"}
+    # The container's renderer (Debian's numpy) and the host's draw the same bytes.
+    assert render(glb.triangles(glb.parse(data)), "#1d2330") == preview
+
+
+def test_a_build_that_loops_forever_is_ended_at_the_timeout(blender_runtime, tmp_path) -> None:
+    start = time.perf_counter()
+    with _run(blender_runtime, tmp_path, "while True:\n    pass\n", timeout=5) as box:
+        out = box.steps[0].result.output
+        ps = box.rt.exec(box.container, ["sh", "-c", "ps -e -o comm= | grep -c blender || true"],
+                         ExecOptions(timeout_s=30))
+    assert "exit=3" in out and "Blender ended after 5 s" in out, out
+    assert ps.stdout.strip() == "0"  # the whole process group is gone
+    assert time.perf_counter() - start < 120
+
+
+def test_a_build_that_fills_the_disk_stops_at_the_file_bound(blender_runtime, tmp_path) -> None:
+    script = "f = open('fill.bin', 'wb')\nchunk = b'x' * (1 << 20)\nwhile True:\n    f.write(chunk)\n"
+    with _run(blender_runtime, tmp_path, script, timeout=60) as box:
+        out = box.steps[0].result.output
+        size = box.rt.exec(box.container, ["stat", "-c", "%s", "/work/fill.bin"], ExecOptions(timeout_s=30))
+    assert "exit=2" in out, out
+    assert int(size.stdout) <= 512 << 20
+
+
+def test_a_build_that_opens_sockets_reaches_nothing(blender_runtime, tmp_path) -> None:
+    script = ("import socket, json\nresults = []\n"
+              "for host, port in [('1.1.1.1', 53), ('10.88.0.1', 22), ('deb.debian.org', 80)]:\n"
+              "    try:\n        socket.create_connection((host, port), timeout=3).close()\n"
+              "        results.append('connected')\n"
+              "    except OSError as exc:\n        results.append(type(exc).__name__)\n"
+              "open('net.json', 'w').write(json.dumps(results))\nraise SystemExit(1)\n")
+    with _run(blender_runtime, tmp_path, script, timeout=60) as box:
+        out = box.steps[0].result.output
+        results = json.loads(box.read_file("net.json", 4096) or b"null")
+    assert "exit=2" in out
+    assert results is not None and "connected" not in results, results
+
+
+def test_a_build_that_never_exports_is_exit_4(blender_runtime, tmp_path) -> None:
+    with _run(blender_runtime, tmp_path, "print('built nothing')\n") as box:
+        out = box.steps[0].result.output
+    assert "exit=4" in out and "character.glb was not written" in out
+
+
+@pytest.mark.parametrize("bad", ["{", json.dumps({"outputs": {"model": "/etc/x", "preview": "p.png",
+                                                            "script": "build.py"}})])
+def test_a_bad_config_is_exit_1(blender_runtime, tmp_path, bad) -> None:
+    steps = [("bad", f"printf '%s' '{bad}' > blender.config.json; tcab-blend; echo exit=$?")]
+    with _run(blender_runtime, tmp_path, "", steps=steps) as box:
+        out = box.steps[0].result.output
+    assert "exit=1" in out and "blender.config.json" in out
+
+
