@@ -31,6 +31,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
         return
     for group in report.groups:
         _group(console, group)
+    if report.across:
+        print_across(console, report.across)
     if report.retried:
         _retried(console, report.retried)
 
@@ -43,8 +45,6 @@ def _retried(console: Console, retried) -> None:
     for item in retried:
         grid.add_row(item["entry"], str(item["attempts"]), " → ".join(item["statuses"]), item["detail"][:80])
     console.print(grid.render())
-    if report.across:
-        print_across(console, report.across)
 
 
 class Grid:
