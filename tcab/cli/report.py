@@ -67,6 +67,8 @@ def report(settings: Settings, db_path: Path | None, case: str | None, variant: 
 
     if as_json and as_csv:
         raise click.UsageError("--json and --csv are exclusive: choose one")
+    if compare and as_csv:
+        raise click.UsageError("--compare prints its own comparison (or --json): not with --csv")
     if as_csv and table not in CSV_TABLES and table not in report_table_keys():
         known = ", ".join((*CSV_TABLES, *report_table_keys()))
         raise click.BadParameter(f"no table {table!r}; expected one of {known}", param_hint="'--table'")

@@ -130,7 +130,7 @@ def load_sweep(
     sweep = expand(the_plan, catalog, harnesses, limits)
     from tcab.tasks.budget import cost_gate
 
-    costs = cost_gate(the_plan, [r.entry_digest for r in sweep.runs], env)
+    costs = cost_gate(the_plan, sweep.runs, env)
     ctx = SweepContext.create(settings, sweep, catalog, executors, costs=costs,
                               progress=env.get("TCAB_PROGRESS", "1") != "0")
     groups(ctx)  # every type's after-run tasks load now: a broken one is a PlanError here

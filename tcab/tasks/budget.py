@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,17 +65,26 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def cost_gate(plan, digests: list[str], env: Mapping[str, str]) -> CostGate | None:
-    """The sweep's gate, or None when it has no price table.
+def cost_gate(plan, runs: Sequence, env: Mapping[str, str]) -> CostGate | None:
+    """The sweep's gate over ``runs`` (its RunSpecs), or None when it has no price table.
 
-    Raises InputError for a bad price table, PlanError for a budget without one."""
+    Raises InputError for a bad price table; PlanError for a budget without
+    one, or with a model of the plan that has no price (its runs would cost
+    something the budget could not count)."""
     source = plan.prices or (Path(env["TCAB_PRICES"]).resolve() if env.get("TCAB_PRICES") else None)
     if source is None:
         if plan.budget is not None:
             raise PlanError(f"{plan.path}: budget: a budget needs a price table "
                             "(plan key prices, or TCAB_PRICES)")
         return None
-    return CostGate(load_prices(source), plan.budget, json.dumps(sorted(set(digests))))
+    prices = load_prices(source)
+    if plan.budget is not None:
+        unpriced = sorted({(r.model or "", r.harness) for r in runs if prices.price_of(r.model) is None})
+        if unpriced:
+            names = ", ".join(f"{m} ({h})" if m else f"the default model of {h}" for m, h in unpriced)
+            raise PlanError(f"{plan.path}: budget: no price in {prices.path} for {names}; a budget needs "
+                            "a price for every model the plan runs (name the model in the plan)")
+    return CostGate(prices, plan.budget, json.dumps(sorted({r.entry_digest for r in runs})))
 
 
 __all__ = ["CostGate", "cost_gate"]

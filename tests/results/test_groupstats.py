@@ -179,3 +179,8 @@ def test_html_report_shows_success_and_the_mean_over_cases(filled, tmp_path):
     page = (out / "index.html").read_text()
     assert "success (95% CI)" in page and "4/5 80% [38%, 96%]" in page
     assert 'id="across"' in page and "All cases" in page
+
+
+def test_compare_is_not_csv(filled, capsys):
+    assert _main(["report", "--db", str(filled), "--compare", "claude", "codex", "--csv"]) == 2
+    assert "--compare" in capsys.readouterr().err

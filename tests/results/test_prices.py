@@ -161,3 +161,4 @@ def test_view_home_shows_cost_and_success(db, db_path, tmp_path):
         page = client.get("/").text
     assert "$10.50" in page and "no price" in page
     assert "success (95% CI)" in page  # the adversarial runs have no build: 0 of their runs
+    assert 'id="across"' in page and "0% [0%, 0%]" in page  # the mean over cases

@@ -80,6 +80,14 @@ def test_a_budget_needs_prices(paid):
         paid.doit("plan=paid.yaml")
 
 
+def test_a_budget_needs_every_model_priced(paid):
+    paid.path("prices.toml").write_text(PRICES.replace('"m1"', '"other"'))
+    paid.path("paid.yaml").write_text(PLAN + "budget: 3\n")
+    with pytest.raises(PlanError, match=r"budget: no price in .*prices\.toml for m1 \(scripted\)"):
+        paid.doit("plan=paid.yaml")
+    assert paid.calls() == []
+
+
 def test_a_bad_price_table_stops_the_sweep_before_anything_runs(paid):
     paid.path("prices.toml").write_text(PRICES.replace("0.6", "-1"))
     paid.path("paid.yaml").write_text(PLAN)
