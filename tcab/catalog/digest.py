@@ -101,5 +101,15 @@ def tree_digest(root: Path | str) -> str:
 
 
 def case_digest(case: CaseVersion) -> str:
-    """SHA-256 hex digest of a case version folder (see the module docstring)."""
-    return tree_digest(case.root)
+    """SHA-256 hex digest of a case version folder (see the module docstring);
+    a case naming shared packages folds each package folder's digest in:
+    ``sha256(b"tcab-case-packages/1\n" + folder digest + (name, digest)...)``."""
+    digest = tree_digest(case.root)
+    if not case.packages:
+        return digest
+    import hashlib
+
+    h = hashlib.sha256(b"tcab-case-packages/1\n" + digest.encode())
+    for name in sorted(case.packages):
+        h.update(b"\n" + name.encode() + b" " + tree_digest(case.package_path(name)).encode())
+    return h.hexdigest()

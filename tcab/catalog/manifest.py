@@ -13,7 +13,7 @@ from tcab.catalog.categories import parse_categories, review_format
 from tcab.catalog.checklist import parse_instrumentation
 from tcab.catalog.fields import Fields, Source, show
 from tcab.catalog.layout import DIFFICULTIES, KEBAB, older_layout
-from tcab.catalog.model import FORMATS, Build, CaseVersion, SpecFile, Variant
+from tcab.catalog.model import FORMATS, PACKAGES_FOLDER, Build, CaseVersion, SpecFile, Variant
 from tcab.catalog.paths import check_dest, check_path, normalize, resolve_inside
 from tcab.catalog.review import (
     Scope,
@@ -31,7 +31,7 @@ from tcab.errors import CatalogError, Problem
 COMMON_KEYS = (
     "format", "slug", "name", "type", "difficulty", "tags", "experimental", "summary", "description",
     "changelog", "prompt", "max_runtime_hours", "max_runtime_seconds", "workspace", "init", "assets",
-    "solution", "variants", "engines", "spec", "build", "instrumentation", "proof", "domain",
+    "solution", "variants", "engines", "packages", "spec", "build", "instrumentation", "proof", "domain",
     "review_item", "review",
 )  # fmt: skip
 HERE = "in test-case.toml"
@@ -116,6 +116,7 @@ def _common_keys(f: Fields, root: Path, difficulty: str) -> dict[str, Any]:
     keys["workspace"] = check_path(f, "workspace", root, f.string("workspace"), "dir")
     keys["init"] = f.string("init")
     keys["assets"] = _assets(f, root)
+    keys["packages"] = _packages(f, root)
     keys["solution"] = check_path(f, "solution", root, f.string("solution"), "dir")
     keys["name"] = name or (humanize(slug) if slug else "")
     return keys
@@ -151,6 +152,33 @@ def _assets(f: Fields, root: Path) -> tuple[str, ...]:
             f.problem(f"assets[{i}]", f"{show(value)} overlaps the asset {show(clash)} (each path is seeded once)")
             continue
         out.append(rel)
+    return tuple(out)
+
+
+def _packages(f: Fields, root: Path) -> tuple[str, ...]:
+    """``packages``: names of shared packages, each a folder
+    ``<catalog>/packages/<name>/`` (no link leading out of ``packages/``)."""
+    names = f.strings("packages")
+    if not names:
+        return ()
+    folder = root.parents[3] / PACKAGES_FOLDER if len(root.parents) > 3 else None
+    out: list[str] = []
+    for i, name in enumerate(names):
+        if not KEBAB.match(name):
+            f.problem(f"packages[{i}]", f"expected a package name (kebab-case), got {show(name)}")
+            continue
+        if name in out:
+            f.problem(f"packages[{i}]", f"the package {show(name)} is listed twice")
+            continue
+        if folder is None:
+            f.problem(f"packages[{i}]", "the version folder is not inside a catalog")
+            continue
+        resolved, why = resolve_inside(folder, name) if folder.is_dir() else (None, "no such file or folder")
+        if resolved is None or not resolved.is_dir():
+            f.problem(f"packages[{i}]", f"{show(name)}: no package folder {PACKAGES_FOLDER}/{name}/ in the "
+                      f"catalog ({why or 'not a folder'})")
+            continue
+        out.append(name)
     return tuple(out)
 
 

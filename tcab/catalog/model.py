@@ -29,6 +29,8 @@ PROOF_KINDS = {".png": "image", ".webm": "video"}
 TOOLCHAIN_COMMANDS = ("typecheck", "lint", "format", "test")
 # The media a review item's validation script may produce (the original's kinds).
 OUTPUT_KINDS = ("image", "video", "replay")
+# The catalog-level folder of shared packages (``packages = [name, ...]``).
+PACKAGES_FOLDER = "packages"
 # The manifest formats tcab reads (the original's ``format``; 1 when absent).
 FORMATS = (1, 2)
 
@@ -308,6 +310,9 @@ class CaseVersion:
     init: str | None = None
     # Files or folders, each seeded at its own path (``assets = "dir"`` or a list).
     assets: tuple[str, ...] = ()
+    # Shared packages by name: ``<catalog>/packages/<name>/``, seeded at
+    # ``packages/<name>/``; their content is part of the case digest.
+    packages: tuple[str, ...] = ()
     solution: str | None = None
     specs: tuple[SpecFile, ...] = ()
     build: Build | None = None
@@ -346,6 +351,11 @@ class CaseVersion:
     def ref(self) -> str:
         """``slug@version``, how the CLI and logs name a case version."""
         return f"{self.slug}@{self.version}"
+
+    def package_path(self, name: str) -> Path:
+        """The folder of the shared package ``name``: ``<catalog>/packages/<name>``
+        (the version folder is ``<catalog>/<type>/<difficulty>/<slug>/<version>``)."""
+        return self.root.parents[3] / PACKAGES_FOLDER / name
 
     def path(self, rel: str) -> Path:
         """Absolute path of a manifest-relative path."""

@@ -134,6 +134,9 @@ def plan_seed(
     if workspace is not None:
         entries += _walk(case, workspace, "", "workspace")
     entries += _specs(case, variant)
+    for name in case.packages:  # the catalog's shared packages, under packages/<name>/
+        entries += _walk(case, os.path.relpath(case.package_path(name), case.root), f"packages/{name}/",
+                         "package")
     for rel in case.assets:  # each file or folder seeded at its own path
         if case.path(rel).is_dir():
             entries += _walk(case, rel, rel.rstrip("/") + "/", "assets")

@@ -11,6 +11,7 @@ tasks; the keys of the artifacts themselves are :mod:`tcab.artifacts`.)
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tcab.artifacts import case_parts
@@ -26,6 +27,7 @@ def seed_inputs(case, variant, cache: FileDigests) -> str:
     """Everything seeding reads for ``variant`` (and nothing of the other variants)."""
     rels: list[str | None] = ["test-case.toml", variant.file, case.workspace_for(variant), *case.assets]
     rels += [s.source for s in case.specs_for(variant)]
+    rels += [os.path.relpath(case.package_path(name), case.root) for name in case.packages]
     rels += case.test_type.seed_sources(case, variant)  # what its type seeds: schemas, references
     return _digest(case, rels, cache)
 

@@ -194,3 +194,72 @@ def test_the_reference_harness_stages_a_variants_reference_implementation():
         assert case.solutions_for(variant) == (f"reference-impl/{slug}",)
         assert _solution_dirs(case, variant, harness) == (CASCADE / "reference-impl" / slug,)
     assert _solution_dirs(case, case.variant("draw-one"), load_harness(REPO / "harnesses", "claude-code")) == ()
+
+
+# --- packages: shared by name, from <catalog>/packages/<name>/ -----------------
+
+def _with_packages(tmp_path, value: str):
+    root = copy(CASCADE, tmp_path)
+    kit = tmp_path / "packages" / "card-kit"
+    (kit / "src").mkdir(parents=True)
+    (kit / "package.json").write_text('{"name": "card-kit", "main": "src/index.js"}')
+    (kit / "src" / "index.js").write_text("export const SUITS = 4;\n")
+    edit(root / "test-case.toml", 'init = "true"\n', f'init = "true"\npackages = {value}\n')
+    return root, kit
+
+
+def test_a_package_is_seeded_under_packages_and_its_content_is_in_the_digest(tmp_path):
+    from tcab.catalog import case_digest
+    from tcab.catalog.digest import tree_digest
+    root, kit = _with_packages(tmp_path, '["card-kit"]')
+    case = load(root)
+    assert case.packages == ("card-kit",) and case.package_path("card-kit") == kit
+    entries = {e.dest: e for e in plan_seed(case, case.variant("draw-three"), check_only=True)}
+    assert entries["packages/card-kit/src/index.js"].data == b"export const SUITS = 4;\n"
+    assert entries["packages/card-kit/package.json"].origin == "package"
+    before = case_digest(case)
+    assert before != tree_digest(root)
+    (kit / "src" / "index.js").write_text("export const SUITS = 5;\n")
+    assert case_digest(case) != before
+    assert case_digest(load(CASCADE)) == tree_digest(CASCADE)  # no packages: the folder's digest, unchanged
+
+
+@pytest.mark.parametrize("value,key,message", [
+    ('["dice"]', "packages[0]", '"dice": no package folder packages/dice/ in the catalog (no such file or folder)'),
+    ('["card-kit", "card-kit"]', "packages[1]", 'the package "card-kit" is listed twice'),
+    ('["Card_Kit"]', "packages[0]", 'expected a package name (kebab-case), got "Card_Kit"'),
+    ('["leak"]', "packages[0]", '"leak": no package folder packages/leak/ in the catalog (leads outside'),
+])
+def test_a_bad_package_is_refused_at_its_line(tmp_path, value, key, message):
+    root, kit = _with_packages(tmp_path, value)
+    (tmp_path / "outside").mkdir()
+    (kit.parent / "leak").symlink_to(tmp_path / "outside")
+    line = (root / "test-case.toml").read_text().splitlines().index(f"packages = {value}") + 1
+    found = [p for p in problems(root) if p[2] == key]
+    assert found and found[0][:2] == ("test-case.toml", line) and found[0][3].startswith(message), found
+
+
+def test_scripted_items_need_the_instrumentation_handle(tmp_path):
+    root = copy(CASCADE, tmp_path)
+    edit(root / "test-case.toml", '[instrumentation]\nhandle = "__cascade"\ntick_hz = 120\n', "")
+    found = [p for p in problems(root) if p[2] == "instrumentation"]
+    assert found and found[0][3].startswith("missing: review items with a validation script need "
+                                            "[instrumentation].handle (scripted: deal.columns, ")
+    assert "stock.turn-count (variant draw-one)" in found[0][3]
+
+
+def test_catalog_validate_prints_every_categories_problem_with_file_line_key(tmp_path):
+    from tests.support.original import tcab
+    root = copy(CASCADE, tmp_path)
+    edit(root / "test-case.toml", 'tableau", kind = "image"', 'tableau", kind = "gif"')
+    edit(root / "variants/draw-one.toml", 'id = "turn-count"', 'id = "recycle"')
+    line = (root / "test-case.toml").read_text().splitlines().index(
+        'validation = { script = "validation/deal/columns.mjs", outputs = [') + 1
+    res = tcab("catalog", "validate", "--no-cache", catalog=tmp_path, cwd=tmp_path)
+    assert res.returncode != 0
+    out = res.stdout + res.stderr
+    assert f"test-case.toml:{line}: [[review.categories.items]][1].validation.outputs[1].kind: " \
+           'expected one of image, video, replay, got "gif"' in out, out
+    assert "draw-one.toml:15: [[review.categories.items]][1].id: the review item \"recycle\" of category " \
+           "\"stock\" is already declared in test-case.toml" in out, out
+    assert "Traceback" not in out

@@ -149,3 +149,41 @@ def test_bad_or_forged_overrides_write_nothing(site, server):
     ]:
         assert _post(server, path, urlencode({**good, **change}).encode(), headers)[0] == status, change
     assert _decisions(site) == before
+
+
+CHECK_API = """() => {
+  const c = window.__cascade;
+  const a = c.newGame(7), b = c.newGame(8), again = c.newGame(7);
+  const facts = {
+    lengths: a.tableau.map((p) => p.length),
+    topsOnly: a.tableau.every((p) => p.every((card, i) => card.faceUp === (i === p.length - 1))),
+    stock: a.stock.length, empties: a.waste.length + a.foundations.flat().length,
+    reshuffled: JSON.stringify(a.tableau) !== JSON.stringify(b.tableau),
+    reproduced: JSON.stringify(a.tableau) === JSON.stringify(again.tableau),
+  };
+  const turned = c.drawStock();
+  facts.turned = turned.waste.length;
+  facts.turnCount = turned.turnCount;
+  let s = c.snapshot();  // pass through the stock, then recycle it
+  while (s.stock.length) s = c.drawStock();
+  facts.recycled = c.drawStock().stock.length;
+  // an empty foundation refuses anything but an Ace
+  const snap = c.snapshot();
+  const top = snap.tableau.map((p, i) => [p[p.length - 1], i]).find(([card]) => card.rank !== 1);
+  facts.refusedNonAce = top ? c.move(`tableau:${top[1]}`, "foundation:0") === false : true;
+  facts.ticks = c.step(120);
+  return facts;
+}"""
+
+
+@pytest.mark.parametrize("variant,turn", [("draw-three", 3), ("draw-one", 1)])
+def test_the_fixtures_reference_builds_implement_the_debug_api(browser, variant, turn):
+    """The fixture's reference implementations (the builds the reference
+    harness stages) expose window.__cascade as its instrumentation spec asks."""
+    page = browser.new_page()
+    page.goto((CASCADE / "reference-impl" / variant / "index.html").as_uri())
+    facts = page.evaluate(CHECK_API)
+    assert facts == {"lengths": [1, 2, 3, 4, 5, 6, 7], "topsOnly": True, "stock": 24, "empties": 0,
+                     "reshuffled": True, "reproduced": True, "turned": turn, "turnCount": turn,
+                     "recycled": 24, "refusedNonAce": True, "ticks": 120}
+    page.close()
