@@ -124,3 +124,4 @@ def test_a_changed_script_or_helper_re_keys_the_validation(tmp_path):
     assert after != before
     (root / "validation" / "deal" / "columns.mjs").write_text("// changed too\n", encoding="utf-8")
     assert validation_case_part(load(root)) != after
+
