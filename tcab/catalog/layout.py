@@ -17,6 +17,11 @@ KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 SLUG_MAX = 255  # a slug names a folder: no longer than a file name may be
 
 
+# The catalog-level folder of shared packages (``packages = [name, ...]``):
+# beside the type folders, never a type itself.
+PACKAGES_FOLDER = "packages"
+
+
 def case_folders(root: Path, slug: str) -> list[tuple[str, str, Path]]:
     """``(type, difficulty, folder)`` of every case folder named ``slug`` in
     the catalog folder ``root``; none for a slug that cannot name one. A

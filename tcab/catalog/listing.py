@@ -17,7 +17,7 @@ from pathlib import Path
 
 import tomli
 
-from tcab.catalog.layout import DIFFICULTIES, KEBAB, older_layout, version_key
+from tcab.catalog.layout import DIFFICULTIES, KEBAB, PACKAGES_FOLDER, older_layout, version_key
 from tcab.catalog.toml import display_path
 from tcab.catalog.typetable import is_type, type_names
 from tcab.errors import Problem
@@ -57,7 +57,7 @@ def version_folders(root: Path) -> Iterator[tuple[str, str, Path]]:
     and a known difficulty folder: known types first, then the folders of types
     tcab does not read (listed with a warning; validate reports them)."""
     known = type_names()
-    for case_type in [*known, *(t for t in _subdirs(root) if t not in known)]:
+    for case_type in [*known, *(t for t in _subdirs(root) if t not in known and t != PACKAGES_FOLDER)]:
         for difficulty in DIFFICULTIES:
             base = root / case_type / difficulty
             for name in _subdirs(base):

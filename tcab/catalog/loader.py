@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcab.catalog.fields import show
-from tcab.catalog.layout import DIFFICULTIES, version_key
+from tcab.catalog.layout import DIFFICULTIES, PACKAGES_FOLDER, version_key
 from tcab.catalog.manifest import parse_manifest
 from tcab.catalog.model import CaseVersion
 from tcab.catalog.toml import display_path
@@ -86,6 +86,8 @@ def case_folders(root: Path, problems: list[Problem]) -> list[tuple[Path, str, s
     in the wrong place is a problem, not a case."""
     found = []
     for tdir in _dirs(root):
+        if tdir.name == PACKAGES_FOLDER:  # shared packages, not a test type (``packages = [...]``)
+            continue
         if not is_type(tdir.name):
             problems.append(Problem(display_path(tdir), "unknown test type folder; "
                                     f"expected one of {', '.join(type_names())}"))

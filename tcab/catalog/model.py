@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tcab.catalog.actions import Action
-from tcab.catalog.layout import version_key
+from tcab.catalog.layout import PACKAGES_FOLDER, version_key
 from tcab.catalog.testtype import TestType
 from tcab.catalog.typetable import get_type
 from tcab.errors import CatalogError, Problem
@@ -29,8 +29,6 @@ PROOF_KINDS = {".png": "image", ".webm": "video"}
 TOOLCHAIN_COMMANDS = ("typecheck", "lint", "format", "test")
 # The media a review item's validation script may produce (the original's kinds).
 OUTPUT_KINDS = ("image", "video", "replay")
-# The catalog-level folder of shared packages (``packages = [name, ...]``).
-PACKAGES_FOLDER = "packages"
 # The manifest formats tcab reads (the original's ``format``; 1 when absent).
 FORMATS = (1, 2)
 

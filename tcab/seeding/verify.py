@@ -32,6 +32,7 @@ from tcab import __version__
 from tcab.catalog.digest import tree_digest
 from tcab.catalog.fields import show
 from tcab.catalog.loader import case_folders, check_slug, version_dirs
+from tcab.catalog.model import PACKAGES_FOLDER
 from tcab.catalog.toml import display_path
 from tcab.catalog.typetable import extra_types
 from tcab.errors import Problem
@@ -176,6 +177,10 @@ def verify_catalog(root: Path | str, *, cache: Path | None = None, jobs: int = 1
         return CatalogVerdict(0, 0, [Problem(display_path(root), "catalog folder not found")], 0)
     layout = _layout(root, problems)
     validator = validator_id() if cache is not None else ""
+    if cache is not None and (root / PACKAGES_FOLDER).is_dir():
+        # A case's verdict depends on the shared packages it names: any change
+        # under <catalog>/packages/ drops the cached verdicts (rare, and safe).
+        validator += "+packages:" + stat_fingerprint(root / PACKAGES_FOLDER)
     cached = _load_cache(cache, validator)
     fresh: dict[str, dict] = {}
     todo: list[tuple[str, str, str]] = []

@@ -263,3 +263,18 @@ def test_catalog_validate_prints_every_categories_problem_with_file_line_key(tmp
     assert "draw-one.toml:15: [[review.categories.items]][1].id: the review item \"recycle\" of category " \
            "\"stock\" is already declared in test-case.toml" in out, out
     assert "Traceback" not in out
+
+
+def test_a_catalog_with_packages_validates_and_a_package_edit_drops_the_cache(tmp_path):
+    from tcab.seeding.verify import verify_catalog
+    root, kit = _with_packages(tmp_path, '["card-kit"]')
+    cache = tmp_path.with_name(tmp_path.name + "-build") / "catalog-validate.json"  # outside the catalog
+    first = verify_catalog(tmp_path, cache=cache)
+    assert (first.problems, first.total, first.checked) == ([], 1, 1)  # packages/ is no test type
+    assert verify_catalog(tmp_path, cache=cache).checked == 0
+    (kit / "src" / "index.js").write_text("export const SUITS = 5;\n")
+    assert verify_catalog(tmp_path, cache=cache).checked == 1
+    import shutil
+    shutil.rmtree(kit)
+    gone = verify_catalog(tmp_path, cache=cache)
+    assert [p.key for p in gone.problems] == ["packages[0]"], [str(p) for p in gone.problems]
