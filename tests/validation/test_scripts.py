@@ -27,7 +27,7 @@ def run(tmp_path: Path, items, folder: str = "good", **kw):
 def test_both_shapes_decide_and_produce_their_outputs(tmp_path):
     got = run(tmp_path, [item("bump", ("counted", "image")), item("bump-wrong"),
                          item("drive-color", ("table", "image")), item("drive-bump"),
-                         item("clip", ("clock", "clip"))])
+                         item("clip", ("clock", "clip")), item("drive-audio")])
     assert got["tally.bump"].passed is True, got["tally.bump"]
     assert [a["label"] for a in got["tally.bump"].assertions] == ["two bumps counted", "thirty ticks ran"]
     wrong = got["tally.bump-wrong"]
@@ -36,6 +36,7 @@ def test_both_shapes_decide_and_produce_their_outputs(tmp_path):
     assert got["tally.drive-color"].passed is True, got["tally.drive-color"]
     assert got["tally.drive-bump"].passed is True, got["tally.drive-bump"]
     assert got["tally.clip"].passed is True, got["tally.clip"]
+    assert got["tally.drive-audio"].passed is True, got["tally.drive-audio"]  # api.audio, api.userDoubleClick
     png = (tmp_path / "out" / "tally.bump" / "counted.png").read_bytes()
     assert png.startswith(b"\x89PNG") and got["tally.bump"].outputs == {"counted": "counted.png"}
     assert (tmp_path / "out" / "tally.drive-color" / "table.png").read_bytes().startswith(b"\x89PNG")

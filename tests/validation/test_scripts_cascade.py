@@ -109,6 +109,11 @@ def test_validate_run_decides_records_and_shows_the_items(tmp_path, podman_runti
 
     with view_server(settings) as url:
         html = urllib.request.urlopen(f"{url}/runs/{run.id}", timeout=30).read().decode()
+        clip = urllib.request.urlopen(f"{url}/runs/{run.id}/outputs/stock.recycle/passes", timeout=30)
+        assert clip.headers["Content-Type"].startswith("video/webm")
+        assert clip.read().startswith(b"\x1a\x45\xdf\xa3")
+        shot = urllib.request.urlopen(f"{url}/runs/{run.id}/outputs/deal.columns/layout", timeout=30).read()
+        assert shot.startswith(b"\x89PNG")
     item = re.search(r'id="item-deal.stock-count".*?</fieldset>', html, re.S).group(0)
     assert "fail" in item and "the stock holds 24 cards" in item
 
@@ -124,3 +129,4 @@ def test_a_changed_script_or_helper_re_keys_the_validation(tmp_path):
     assert after != before
     (root / "validation" / "deal" / "columns.mjs").write_text("// changed too\n", encoding="utf-8")
     assert validation_case_part(load(root)) != after
+

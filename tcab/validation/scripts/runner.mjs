@@ -170,6 +170,22 @@ async function openPage(browser) {
       console[kind] = (...args) => keep(kind, args);
     }
     Object.defineProperty(window, "__tcabConsole", { value: () => ({ tail: tail.slice(), count }) });
+    // The original's audio probe: when each Web Audio source was start()ed
+    // (bounded; a probe only, it records no audio).
+    const starts = [];
+    const wrap = (proto) => {
+      const desc = proto && Object.getOwnPropertyDescriptor(proto, "start");
+      if (!desc || typeof desc.value !== "function") return;
+      const original = desc.value;
+      proto.start = function (...args) {
+        if (starts.length < 10000) starts.push({ t: performance.now() });
+        return original.apply(this, args);
+      };
+    };
+    for (const name of ["AudioScheduledSourceNode", "OscillatorNode", "AudioBufferSourceNode", "ConstantSourceNode"]) {
+      if (window[name]) wrap(window[name].prototype);
+    }
+    Object.defineProperty(window, "__tcabAudio", { value: () => starts.slice() });
   }, [cfg.logLines, cfg.logChars]);
   const page = await bounded("opening a page", context.newPage());
   const state = { page, context, loaded: false, navigated: null, world: null, cdp: null };
@@ -329,6 +345,19 @@ function baseApi(state, recording) {
         const d = ctx.getImageData(x, y, 1, 1).data;
         return { r: d[0], g: d[1], b: d[2], a: d[3] };
       })()`),
+    audio: async () => {
+      const got = await bounded("audio()", state.page.evaluate(() => window.__tcabAudio()));
+      return Array.isArray(got) ? got.slice(0, 10000).map((e) => ({ t: Number(e && e.t) || 0 })) : [];
+    },
+    userDoubleClick: async (u, v) => {
+      const point = await inWorld(state, "userDoubleClick()", `(() => {
+        const canvas = ${LARGEST_CANVAS};
+        if (!canvas) throw new Error("no <canvas> element to double-click");
+        const r = canvas.getBoundingClientRect();
+        return { x: r.left + ${Number(u)} * r.width, y: r.top + ${Number(v)} * r.height };
+      })()`);
+      await bounded("userDoubleClick()", state.page.mouse.dblclick(point.x, point.y));
+    },
     userKey: (code) => bounded("userKey()", state.page.keyboard.press(String(code))),
     userClick: (x, y) => bounded("userClick()", state.page.mouse.click(Number(x) || 0, Number(y) || 0)),
     screenshot: async (id) => {
