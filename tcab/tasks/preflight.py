@@ -2,7 +2,8 @@
 
 Checked, all at once: every secret of every harness the plan runs (and the
 runtime's own ``secrets``) is set and not empty; every harness definition
-loads; the runtime answers and holds every run image the plan's cases need.
+loads; the runtime answers and holds every image the plan's runs need (the
+run image of each case and the image its runs are built or validated in).
 Everything missing is one message and exit 2, before any task starts, so
 nothing is written (no seed, no run, no ``.doit.db``). Without it, a sweep
 without keys seeds, renders prompts, starts its first run and fails it.
@@ -84,6 +85,10 @@ def problems(ctx: SweepContext, env: Mapping[str, str] | None = None) -> list[st
     for spec in ctx.sweep.runs:
         case = ctx.lookups.case(spec.case, spec.version)
         kinds.setdefault(case.test_type.run_image_for(case), None)
+        # The image its runs are built or validated in after the session (adversarial, end-to-end, ...).
+        after = getattr(case.test_type, "build_image", None)
+        if after is not None:
+            kinds.setdefault(after, None)
     for kind in kinds:
         try:
             ctx.lookups.image_digest(kind)

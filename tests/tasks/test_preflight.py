@@ -23,6 +23,7 @@ runs:
   - cases:
       - case: mini
         variants: all
+      - duel
     harnesses:
       - keyed
       - scripted
@@ -61,6 +62,7 @@ def test_everything_missing_is_one_message_and_nothing_is_written(project, capsy
     _keyed_project(project)
     (project.root / "images").mkdir()
     (project.root / "images" / "base-wasm").write_text("missing\n")
+    (project.root / "images" / "adversarial").write_text("missing\n")  # duel's run and build image
     before = _files(project.root)
     env = {"TCAB_TEST_KEY_B": "   "}  # set but blank is missing too
     with pytest.raises(SystemExit) as exc:
@@ -68,10 +70,11 @@ def test_everything_missing_is_one_message_and_nothing_is_written(project, capsy
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("error: sweep keys ")
-    assert "3 missing" in err
-    assert "secret TCAB_TEST_KEY_A is not set (needed by keyed (4 runs))" in err
+    assert "4 missing" in err
+    assert "secret TCAB_TEST_KEY_A is not set (needed by keyed (6 runs))" in err
     assert "secret TCAB_TEST_KEY_B is not set" in err
     assert "image base-wasm: image base-wasm: not found on the runtime" in err
+    assert "image adversarial: image adversarial: not found on the runtime" in err
     assert "Traceback" not in err
     assert _files(project.root) == before, "the preflight wrote something"
     assert project.calls() == []
