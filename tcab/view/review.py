@@ -73,7 +73,7 @@ class ItemView:
 
 
 @dataclass(frozen=True, slots=True)
-class Group:
+class ItemGroup:
     """The items of one checklist category as the page shows them (a format-1
     checklist is one group without a title)."""
 
@@ -82,11 +82,11 @@ class Group:
     items: tuple[ItemView, ...]
 
 
-def group_items(case, variant_slug: str, items: list[ItemView]) -> list[Group]:
+def group_items(case, variant_slug: str, items: list[ItemView]) -> list[ItemGroup]:
     """``items`` in their categories, in the order the case declares them."""
     cats = case.review_categories_for(case.variant(variant_slug))
     by_id = {i.id: i for i in items}
-    return [Group(c.id, c.title, tuple(by_id[i.id] for i in c.items if i.id in by_id)) for c in cats]
+    return [ItemGroup(c.id, c.title, tuple(by_id[i.id] for i in c.items if i.id in by_id)) for c in cats]
 
 
 def review_items(case, variant_slug: str, run_id: str,
@@ -204,6 +204,6 @@ def open_writer(db_path: Path) -> sqlite3.Connection:
 LIMITS = {"reviewer": MAX_REVIEWER_CHARS, "note": MAX_NOTE_CHARS}
 RATINGS = REVIEW_RATINGS
 
-__all__ = ["FORM_TYPE", "LIMITS", "MAX_REVIEW_BYTES", "RATINGS", "BadReview", "ForgedReview", "Group", "ItemView",
+__all__ = ["FORM_TYPE", "LIMITS", "MAX_REVIEW_BYTES", "RATINGS", "BadReview", "ForgedReview", "ItemGroup", "ItemView",
            "Override", "form_token", "group_items", "open_writer", "parse_override", "parse_review", "read_form",
            "review_items"]
