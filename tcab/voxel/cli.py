@@ -15,7 +15,7 @@ import os
 import sys
 
 from tcab.voxel import VERSION
-from tcab.voxel.errors import UsageError, VoxelError
+from tcab.voxel.errors import VoxelError, VoxelUsageError
 from tcab.voxel.ops import OPS, check_value
 
 CONFIG_ENV = "TCAB_VOXEL_CONFIG"
@@ -105,7 +105,7 @@ def _flags(tool: str, name: str) -> tuple[str, list[Flag]]:
         return EXTRA[name], (_RENDER_ANIM if animated else _RENDER_STATIC) + [config]
     if name == "init":
         return EXTRA[name], [config]
-    raise UsageError(f"unknown command {name!r}; '{tool} --help' lists them")
+    raise VoxelUsageError(f"unknown command {name!r}; '{tool} --help' lists them")
 
 
 def overview(tool: str) -> str:
@@ -146,21 +146,21 @@ def _help(tool: str, name: str, summary: str, flags: list[Flag]) -> str:
 def _convert(f: Flag, text: str):
     if f.kind in ("coord", "size"):
         if not (text.isascii() and text.lstrip("-").isdigit() and text.count("-") <= 1):
-            raise UsageError(f"{f.flag}: expected an integer, got {text!r}"[:120])
+            raise VoxelUsageError(f"{f.flag}: expected an integer, got {text!r}"[:120])
         value = int(text)
     elif f.kind in (_NUM, _TIME):
         from tcab.voxel.rig import check_number, check_time
         try:
             value = float(text)
         except ValueError:
-            raise UsageError(f"{f.flag}: expected a number, got {text!r}"[:120]) from None
+            raise VoxelUsageError(f"{f.flag}: expected a number, got {text!r}"[:120]) from None
         problem = check_time(value) if f.kind == _TIME else check_number(value)
         if problem:
-            raise UsageError(f"{f.flag}: {problem}")
+            raise VoxelUsageError(f"{f.flag}: {problem}")
         return value
     elif f.kind == "bool":
         if text not in ("true", "false"):
-            raise UsageError(f"{f.flag}: expected true or false, got {text!r}"[:120])
+            raise VoxelUsageError(f"{f.flag}: expected true or false, got {text!r}"[:120])
         return text == "true"
     elif f.kind == "handle":
         from tcab.voxel.rig import check_number
@@ -170,24 +170,24 @@ def _convert(f: Flag, text: str):
         except ValueError:
             value = None
         if value is None or any(check_number(v) for v in value):
-            raise UsageError(f"{f.flag}: expected DT_MS,DVALUE (finite numbers), got {text!r}"[:120])
+            raise VoxelUsageError(f"{f.flag}: expected DT_MS,DVALUE (finite numbers), got {text!r}"[:120])
         return value
     elif f.kind == "name":
         from tcab.voxel.rig import check_name
         problem = check_name(text)
         if problem:
-            raise UsageError(f"{f.flag}: {problem}")
+            raise VoxelUsageError(f"{f.flag}: {problem}")
         return text
     elif "|" in f.kind:
         if text not in f.kind.split("|"):
-            raise UsageError(f"{f.flag}: expected one of {f.kind.replace('|', ', ')}, got {text!r}"[:120])
+            raise VoxelUsageError(f"{f.flag}: expected one of {f.kind.replace('|', ', ')}, got {text!r}"[:120])
         return text
     else:
         value = text.lower() if f.kind == "color" else text
     try:
         check_value(f.kind, value)
     except ValueError as exc:
-        raise UsageError(f"{f.flag}: {exc}") from None
+        raise VoxelUsageError(f"{f.flag}: {exc}") from None
     return value
 
 
@@ -205,20 +205,20 @@ def parse(tool: str, name: str, argv: list[str]) -> dict | None:
         key, eq, value = arg.partition("=")
         f = by_flag.get(key)
         if f is None:
-            raise UsageError(f"{key}: unknown flag ('{tool} {name} --help' lists them)" if arg.startswith("-")
+            raise VoxelUsageError(f"{key}: unknown flag ('{tool} {name} --help' lists them)" if arg.startswith("-")
                              else f"{arg!r}: unexpected argument (flags are --name VALUE)")
         if not eq:
             if i + 1 >= len(argv):
-                raise UsageError(f"{key}: expected a value ({f.meta})")
+                raise VoxelUsageError(f"{key}: expected a value ({f.meta})")
             value = argv[i + 1]
             i += 1
         i += 1
         if f.dest in given:
-            raise UsageError(f"{key}: given twice")
+            raise VoxelUsageError(f"{key}: given twice")
         given[f.dest] = value
     missing = [f.flag for f in flags if f.required and f.dest not in given]
     if missing:
-        raise UsageError(f"{missing[0]}: required" + (f" (also missing: {', '.join(missing[1:])})"
+        raise VoxelUsageError(f"{missing[0]}: required" + (f" (also missing: {', '.join(missing[1:])})"
                                                        if missing[1:] else ""))
     return {f.dest: _convert(f, given[f.dest]) if f.dest in given else f.default for f in flags}
 
@@ -249,11 +249,11 @@ def main(tool: str, argv: list[str]) -> int:
         if values is None:
             return 0
         from tcab.voxel import tool as run
-        from tcab.voxel.config import Workspace
+        from tcab.voxel.config import VoxelWorkspace
         path = values.pop("config") or os.environ.get(CONFIG_ENV) or DEFAULT_CONFIG
-        ws = Workspace(path)
+        ws = VoxelWorkspace(path)
         if ws.config.animated != (tool == "voxel-anim"):
-            raise UsageError(f"{path}: kind is {ws.config.kind!r}; use "
+            raise VoxelUsageError(f"{path}: kind is {ws.config.kind!r}; use "
                              f"{'voxel-anim' if ws.config.animated else 'voxel'}")
         return run.dispatch(ws, name, values)
     except VoxelError as exc:

@@ -9,7 +9,7 @@ parent when that folder is ``.tcab``): ``actions``, ``preview``, ``mesh``;
 for the animated kind these carry ``{part}`` and there are also ``rig``,
 ``scene`` (with ``{view}``) and ``pose``. ``live`` is present only when the
 run is watched (an object the live sender reads). An unknown key, a wrong
-type, a path that climbs out or a volume over the limits is a ConfigError
+type, a path that climbs out or a volume over the limits is a VoxelConfigError
 naming the key.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 
-from tcab.voxel.errors import ConfigError, LogError
+from tcab.voxel.errors import VoxelConfigError, VoxelLogError
 from tcab.voxel.limits import MAX_CONFIG_BYTES, check_bounds
 
 KINDS = ("voxel-model", "voxel-animation")
@@ -47,7 +47,7 @@ def check_template(value: object, token: str | None) -> str | None:
     return None
 
 
-class ToolConfig:
+class VoxelConfig:
     __slots__ = ("kind", "width", "height", "depth", "background", "live", "paths")
 
     @property
@@ -59,52 +59,52 @@ class ToolConfig:
         return (self.width, self.height, self.depth)
 
     @classmethod
-    def from_json(cls, data: bytes) -> ToolConfig:
+    def from_json(cls, data: bytes) -> VoxelConfig:
         try:
             obj = json.loads(data)
         except (ValueError, RecursionError) as exc:
-            raise ConfigError(f"not valid JSON: {exc}") from None
+            raise VoxelConfigError(f"not valid JSON: {exc}") from None
         if not isinstance(obj, dict):
-            raise ConfigError("expected a JSON object")
+            raise VoxelConfigError("expected a JSON object")
         return cls.from_dict(obj)
 
     @classmethod
-    def from_dict(cls, obj: dict) -> ToolConfig:
+    def from_dict(cls, obj: dict) -> VoxelConfig:
         unknown = sorted(k for k in obj if k not in _KEYS)
         if unknown:
-            raise ConfigError(f"{unknown[0]}: unknown key (known: {', '.join(_KEYS)})")
+            raise VoxelConfigError(f"{unknown[0]}: unknown key (known: {', '.join(_KEYS)})")
         if obj.get("version", 1) != 1:
-            raise ConfigError(f"version: expected 1, got {obj.get('version')!r}")
+            raise VoxelConfigError(f"version: expected 1, got {obj.get('version')!r}")
         self = cls()
         self.kind = obj.get("kind")
         if self.kind not in KINDS:
-            raise ConfigError(f"kind: expected one of {', '.join(KINDS)}, got {self.kind!r}"[:160])
+            raise VoxelConfigError(f"kind: expected one of {', '.join(KINDS)}, got {self.kind!r}"[:160])
         problem = check_bounds(obj.get("width"), obj.get("height"), obj.get("depth"))
         if problem:
-            raise ConfigError(problem)
+            raise VoxelConfigError(problem)
         self.width, self.height, self.depth = obj["width"], obj["height"], obj["depth"]
         self.background = obj.get("background", "transparent")
         from tcab.voxel.colors import check_background
         if not check_background(self.background):
-            raise ConfigError(f"background: expected 'transparent' or '#rrggbb', got {self.background!r}"[:160])
+            raise VoxelConfigError(f"background: expected 'transparent' or '#rrggbb', got {self.background!r}"[:160])
         self.live = obj.get("live")
         if self.live is not None:
             from tcab.voxel.live import check_live
             problem = check_live(self.live)
             if problem:
-                raise ConfigError(f"live: {problem}")
+                raise VoxelConfigError(f"live: {problem}")
         defaults = DEFAULTS[self.kind]
         self.paths = {}
         for key in _KEYS[7:]:
             if key not in defaults:
                 if key in obj:
-                    raise ConfigError(f"{key}: only for kind voxel-animation")
+                    raise VoxelConfigError(f"{key}: only for kind voxel-animation")
                 continue
             value = obj.get(key, defaults[key])
             token = _TOKENS.get(key) if self.animated else None
             problem = check_template(value, token)
             if problem:
-                raise ConfigError(f"{key}: {problem}")
+                raise VoxelConfigError(f"{key}: {problem}")
             self.paths[key] = value
         return self
 
@@ -117,7 +117,7 @@ class ToolConfig:
         return value
 
 
-class Workspace:
+class VoxelWorkspace:
     """The config and the paths it names, resolved physically inside its root."""
 
     def __init__(self, config_path: str) -> None:
@@ -125,19 +125,19 @@ class Workspace:
         self.config_path = config_path
         try:
             data = read_file(config_path, MAX_CONFIG_BYTES, "MAX_CONFIG_BYTES")
-        except LogError as exc:
-            raise ConfigError(f"cannot read the tool config: {exc}") from None
+        except VoxelLogError as exc:
+            raise VoxelConfigError(f"cannot read the tool config: {exc}") from None
         try:
-            self.config = ToolConfig.from_json(data)
-        except ConfigError as exc:
-            raise ConfigError(f"{config_path}: {exc}") from None
+            self.config = VoxelConfig.from_json(data)
+        except VoxelConfigError as exc:
+            raise VoxelConfigError(f"{config_path}: {exc}") from None
         folder = os.path.dirname(os.path.realpath(config_path))
         self.root = os.path.dirname(folder) if os.path.basename(folder) == ".tcab" else folder
 
     def file(self, relative: str) -> str:
-        """The absolute path of ``relative``; ConfigError when a link in it leads out of the root."""
+        """The absolute path of ``relative``; VoxelConfigError when a link in it leads out of the root."""
         path = os.path.join(self.root, relative)
         real = os.path.realpath(os.path.dirname(path))
         if real != self.root and not real.startswith(self.root + os.sep):
-            raise ConfigError(f"{relative}: leads out of the workspace through a link")
+            raise VoxelConfigError(f"{relative}: leads out of the workspace through a link")
         return os.path.join(real, os.path.basename(path))

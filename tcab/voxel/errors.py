@@ -9,11 +9,11 @@ class VoxelError(Exception):
     """Anything the voxel library refuses."""
 
 
-class ConfigError(VoxelError):
+class VoxelConfigError(VoxelError):
     """A tool config (``.tcab/voxel.json``) that is not valid."""
 
 
-class LogError(VoxelError):
+class VoxelLogError(VoxelError):
     """A recorded log that cannot be replayed: unreadable, too large, too much
     work, or an operation that is not valid (the message names its number and field)."""
 
@@ -22,5 +22,5 @@ class RigError(VoxelError):
     """A ``rig.json`` or a rig edit that is not valid (a cycle, a bound, a bad time)."""
 
 
-class UsageError(VoxelError):
+class VoxelUsageError(VoxelError):
     """A bad flag on the command line (exit 1, nothing recorded)."""

@@ -12,9 +12,9 @@ import json
 import os
 import stat
 
-from tcab.voxel.errors import LogError
+from tcab.voxel.errors import VoxelLogError
 from tcab.voxel.limits import MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_OPS, MAX_WORK
-from tcab.voxel.ops import Op, check_op
+from tcab.voxel.ops import VoxelOp, check_op
 
 
 def _reject_constant(name: str) -> None:
@@ -24,23 +24,23 @@ def _reject_constant(name: str) -> None:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-def parse_log(data: bytes, label: str, max_ops: int = MAX_OPS) -> list[tuple[Op, dict]]:
-    """The checked operations of a log's bytes; LogError ``<label>: op N (line L): ...``."""
+def parse_log(data: bytes, label: str, max_ops: int = MAX_OPS) -> list[tuple[VoxelOp, dict]]:
+    """The checked operations of a log's bytes; VoxelLogError ``<label>: op N (line L): ...``."""
     if len(data) > MAX_LOG_BYTES:
-        raise LogError(f"{label}: {len(data)} bytes, over the {MAX_LOG_BYTES}-byte limit (MAX_LOG_BYTES)")
+        raise VoxelLogError(f"{label}: {len(data)} bytes, over the {MAX_LOG_BYTES}-byte limit (MAX_LOG_BYTES)")
     if data.count(b"\n") > max_ops + 1:
-        raise LogError(f"{label}: more than {max_ops} operations (MAX_OPS)")
+        raise VoxelLogError(f"{label}: more than {max_ops} operations (MAX_OPS)")
     lines: list[tuple[int, bytes]] = []
     for number, line in enumerate(data.split(b"\n"), 1):
         if not line.strip():
             continue
         where = f"{label}: op {len(lines) + 1} (line {number})"
         if len(lines) >= max_ops:
-            raise LogError(f"{where}: more than {max_ops} operations (MAX_OPS)")
+            raise VoxelLogError(f"{where}: more than {max_ops} operations (MAX_OPS)")
         if len(line) > MAX_LINE_BYTES:
-            raise LogError(f"{where}: {len(line)} bytes, over the {MAX_LINE_BYTES}-byte line limit")
+            raise VoxelLogError(f"{where}: {len(line)} bytes, over the {MAX_LINE_BYTES}-byte line limit")
         if b"[" in line or line.count(b"{") > 1:
-            raise LogError(f"{where}: an operation is one flat object (no nesting)")
+            raise VoxelLogError(f"{where}: an operation is one flat object (no nesting)")
         lines.append((number, line))
     try:  # the C scanner once over every line; line by line only to name a culprit
         values = _DECODER.decode("[" + b",".join(line for _, line in lines).decode("utf-8") + "]")
@@ -56,24 +56,24 @@ def _one(line: bytes, where: str) -> object:
     try:
         return _DECODER.decode(line.decode("utf-8"))
     except ValueError as exc:  # UnicodeDecodeError is a ValueError
-        raise LogError(f"{where}: not valid JSON: {exc}") from None
+        raise VoxelLogError(f"{where}: not valid JSON: {exc}") from None
 
 
 def read_file(path: str, max_bytes: int = MAX_LOG_BYTES, what: str = "MAX_LOG_BYTES") -> bytes:
     """The bytes of a regular file at ``path``, not a link, at most ``max_bytes``.
-    Raises LogError naming the path and why."""
+    Raises VoxelLogError naming the path and why."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
         why = "a symbolic link (not followed)" if os.path.islink(path) else (exc.strerror or str(exc))
-        raise LogError(f"{path}: {why}") from None
+        raise VoxelLogError(f"{path}: {why}") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise LogError(f"{path}: not a regular file")
+            raise VoxelLogError(f"{path}: not a regular file")
         if info.st_size > max_bytes:
-            raise LogError(f"{path}: {info.st_size} bytes, over the {max_bytes}-byte limit ({what})")
+            raise VoxelLogError(f"{path}: {info.st_size} bytes, over the {max_bytes}-byte limit ({what})")
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
@@ -82,7 +82,7 @@ def read_file(path: str, max_bytes: int = MAX_LOG_BYTES, what: str = "MAX_LOG_BY
             chunks.append(chunk)
             total += len(chunk)
             if total > max_bytes:
-                raise LogError(f"{path}: grew over the {max_bytes}-byte limit while read ({what})")
+                raise VoxelLogError(f"{path}: grew over the {max_bytes}-byte limit while read ({what})")
         return b"".join(chunks)
     finally:
         os.close(fd)
@@ -100,14 +100,14 @@ def append_line(path: str, line: bytes) -> None:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise LogError(f"{path}: not a regular file")
+            raise VoxelLogError(f"{path}: not a regular file")
         if info.st_size:
             with open(path, "rb") as tail:
                 tail.seek(info.st_size - 1)
                 if tail.read(1) != b"\n":
                     line = b"\n" + line
         if os.write(fd, line) != len(line):
-            raise LogError(f"{path}: short write")
+            raise VoxelLogError(f"{path}: short write")
     finally:
         os.close(fd)
 
@@ -130,7 +130,7 @@ def write_atomic(path: str, data: bytes) -> None:
         raise
 
 
-def replay_ops(ops: list[tuple[Op, dict]], bounds: tuple[int, int, int], label: str = "log",
+def replay_ops(ops: list[tuple[VoxelOp, dict]], bounds: tuple[int, int, int], label: str = "log",
                volume=None, max_work: int = MAX_WORK):
     """Apply ``ops`` in order to an empty volume of ``bounds`` (or to ``volume``);
     the Volume. (numpy is imported here, not by a sculpting call.)"""
@@ -139,7 +139,7 @@ def replay_ops(ops: list[tuple[Op, dict]], bounds: tuple[int, int, int], label: 
     for i, (op, values) in enumerate(ops, 1):
         vol.apply(op.name, values)
         if vol.work > max_work:
-            raise LogError(f"{label}: op {i}: the replay's work passed {max_work} voxels visited "
+            raise VoxelLogError(f"{label}: op {i}: the replay's work passed {max_work} voxels visited "
                            f"(MAX_WORK, or what MAX_RIG_WORK left)")
     return vol
 
@@ -150,5 +150,5 @@ def replay_bytes(data: bytes, bounds: tuple[int, int, int], label: str = "log"):
 
 def replay(log_path: str, bounds: tuple[int, int, int]):
     """The volume a recorded log produces: read (bounded, no link followed),
-    parsed, checked and replayed. LogError names the file, op and field."""
+    parsed, checked and replayed. VoxelLogError names the file, op and field."""
     return replay_bytes(read_file(log_path), bounds, log_path)

@@ -3,7 +3,7 @@ writes for a log, so a run's own files can be compared byte for byte.
 
 ``part_files(log_path, bounds, name, animated, background)`` replays the log
 (``tcab.voxel.log.replay``: bounded, no link followed) and returns the
-Volume, the .glb bytes and the iso preview's PNG bytes; a LogError names the
+Volume, the .glb bytes and the iso preview's PNG bytes; a VoxelLogError names the
 file, op and field. ``name`` is the part's name (``model`` for a static model).
 """
 

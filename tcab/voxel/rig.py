@@ -64,7 +64,7 @@ def _reject(name: str) -> None:
     raise ValueError(f"{name} is not a number rig.json may hold")
 
 
-class _Reader:
+class _RigReader:
     def __init__(self, label: str) -> None:
         self.label = label
 
@@ -98,7 +98,7 @@ class _Reader:
         return [float(v) for v in value]
 
 
-def _handle(r: _Reader, value: object, where: str) -> list[float] | None:
+def _handle(r: _RigReader, value: object, where: str) -> list[float] | None:
     if value is None:
         return None
     if not isinstance(value, list) or len(value) != 2:
@@ -110,7 +110,7 @@ def _handle(r: _Reader, value: object, where: str) -> list[float] | None:
 
 def check_rig(obj: object, label: str = "rig.json") -> dict:
     """The rig ``obj`` normalized (numbers as floats, defaults filled); RigError naming the path."""
-    r = _Reader(label)
+    r = _RigReader(label)
     top = r.obj(obj, "top level", ("version", "parts", "joints", "animations"))
     if top.get("version", 1) != 1:
         r.fail("version", f"expected 1, got {top.get('version')!r}")

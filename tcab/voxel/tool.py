@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from tcab.voxel.errors import RigError, UsageError
+from tcab.voxel.errors import RigError, VoxelUsageError
 from tcab.voxel.log import append_line, op_line, read_file, write_atomic
 from tcab.voxel.ops import OPS
 
@@ -36,7 +36,7 @@ def load_rig(ws) -> dict:
 def _need_part(rig: dict, part: str) -> None:
     if not any(p["name"] == part for p in rig["parts"]):
         known = ", ".join(p["name"] for p in rig["parts"][:20]) or "none yet"
-        raise UsageError(f"--part: {part!r} is not a part (define-part first; parts: {known})")
+        raise VoxelUsageError(f"--part: {part!r} is not a part (define-part first; parts: {known})")
 
 
 def dispatch(ws, name: str, values: dict) -> int:
@@ -51,7 +51,7 @@ def dispatch(ws, name: str, values: dict) -> int:
         count = _count(path) + 1
         from tcab.voxel.limits import MAX_OPS
         if count > MAX_OPS:
-            raise UsageError(f"{relative}: already {MAX_OPS} operations (MAX_OPS)")
+            raise VoxelUsageError(f"{relative}: already {MAX_OPS} operations (MAX_OPS)")
         append_line(path, op_line(name, values))
         print(f"{name}: recorded as op {count} of {relative}")
         return 0
@@ -90,10 +90,10 @@ def _rig_command(ws, name: str, v: dict) -> int:
     elif name == "define-joint":
         part = edit.find(rig["parts"], v["part"])
         if part is None:
-            raise UsageError(f"--part: {v['part']!r} is not a part (define-part first)")
+            raise VoxelUsageError(f"--part: {v['part']!r} is not a part (define-part first)")
         pivot = [part["pivot"][i] if v[f"pivot_{a}"] is None else v[f"pivot_{a}"] for i, a in enumerate("xyz")]
         if v["min"] > v["max"]:
-            raise UsageError(f"--min: {v['min']:g} is above --max {v['max']:g}")
+            raise VoxelUsageError(f"--min: {v['min']:g} is above --max {v['max']:g}")
         joint = {"name": v["name"], "part": v["part"], "kind": v["kind"], "axis": v["axis"], "pivot": pivot,
                  "min": v["min"], "max": v["max"], "rest": v["rest"], "drive": v["drive"],
                  "offset": [v["offset_x"], v["offset_y"], v["offset_z"]],
@@ -172,11 +172,11 @@ def render_anim(ws, v: dict) -> int:
     config = ws.config
     rig = load_rig(ws)
     if not rig["parts"]:
-        raise UsageError("no part yet (define-part first)")
+        raise VoxelUsageError("no part yet (define-part first)")
     if v["component"] is not None and v["time"] is not None:
-        raise UsageError("--component: not with --time (a pose renders every part)")
+        raise VoxelUsageError("--component: not with --time (a pose renders every part)")
     if v["out"] is not None and v["component"] is None and v["time"] is None:
-        raise UsageError("--out: only with --component or --time")
+        raise VoxelUsageError("--out: only with --component or --time")
     if v["component"] is not None:
         _need_part(rig, v["component"])
         volume, mesh = _part_mesh(ws, v["component"])
@@ -198,7 +198,7 @@ def render_anim(ws, v: dict) -> int:
         print(f"render: {out}: {animation['name']!r} at {v['time']:g} ms ({v['view']})")
         return 0
     if v["animation"] is not None:
-        raise UsageError("--animation: only with --time")
+        raise VoxelUsageError("--animation: only with --time")
     sender = _sender(ws)
     for frame, p in enumerate(rig["parts"]):
         count = _count(ws.file(config.path("actions", part=p["name"])))

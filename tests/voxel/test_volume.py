@@ -5,7 +5,7 @@ import time
 import numpy as np
 import pytest
 
-from tcab.voxel.errors import LogError, VoxelError
+from tcab.voxel.errors import VoxelError, VoxelLogError
 from tcab.voxel.limits import check_bounds
 from tcab.voxel.log import op_line, parse_log, replay_bytes
 from tcab.voxel.volume import Volume
@@ -100,16 +100,16 @@ def test_extreme_offsets(offset):
 def test_million_op_log_is_refused_by_counting():
     data = b'{"op":"set-voxel","x":0,"y":0,"z":0,"color":"#ff0000"}\n' * 1_000_000
     start = time.monotonic()
-    with pytest.raises(LogError, match="MAX_LOG_BYTES|MAX_OPS"):
+    with pytest.raises(VoxelLogError, match="MAX_LOG_BYTES|MAX_OPS"):
         parse_log(data, "actions.json")
-    with pytest.raises(LogError, match="more than 100000 operations"):
+    with pytest.raises(VoxelLogError, match="more than 100000 operations"):
         parse_log(b"\n".join([b'{"op":"clear-voxel","x":0,"y":0,"z":0}'] * 100_001), "actions.json")
     assert time.monotonic() - start < 5
 
 
 def test_whole_volume_work_is_bounded():
     data = b'{"op":"replace-color","from":"#000000","to":"#000001"}\n' * 100_000
-    with pytest.raises(LogError, match="MAX_WORK"):
+    with pytest.raises(VoxelLogError, match="MAX_WORK"):
         replay_bytes(data, (256, 128, 256), "actions.json")
 
 
@@ -124,7 +124,7 @@ def test_whole_volume_work_is_bounded():
     (b'{"op":{"op":{}}}', "no nesting"),
 ])
 def test_bad_lines_are_named(line, message):
-    with pytest.raises(LogError, match=message) as info:
+    with pytest.raises(VoxelLogError, match=message) as info:
         parse_log(b'{"op":"clear-voxel","x":0,"y":0,"z":0}\n' + line, "parts/a.actions.json")
     assert "parts/a.actions.json: op 2 (line 2)" in str(info.value)
 
