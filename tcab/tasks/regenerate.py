@@ -76,9 +76,7 @@ def do_regenerate(ctx: SweepContext, spec: RunSpec) -> bool:
     case = ctx.lookups.case(spec.case, spec.version)
     run_dir = ctx.settings.root / run["run_dir"]
     if _is_voxel(case):
-        from tcab.testtypes.asset_voxel_score import record_voxel_regeneration
-
-        record_voxel_regeneration(ctx, case, spec, run, inputs, record)
+        _record_voxel(ctx, case, spec, run, inputs, record)
         return True
     if getattr(case.section, "blender", False):  # a Blender character: its glb checked, build.py re-run
         from tcab.testtypes.asset_blender import score_run
@@ -115,3 +113,26 @@ REGENERATE = AfterRunTask(
     inputs=regenerate_inputs,
     action=do_regenerate,
 )
+
+
+def _record_voxel(ctx, case, spec, run: dict, inputs: dict, record: Path) -> None:
+    """The ``regenerate:<run>`` action for a voxel run: score the collected
+    tree in its variant's volume, record it in results.db and write the target."""
+    from tcab.results import open_db, record_asset_regeneration
+    from tcab.runs.record import TREE_DIR
+    from tcab.testtypes.asset_voxel_score import regeneration_row, score_voxel_tree
+
+    run_dir = ctx.settings.root / run["run_dir"]
+    volume = case.section.volume_for(case.variant(spec.variant))
+    score = score_voxel_tree(case.section, volume, run_dir / TREE_DIR, run_dir)
+    row = regeneration_row(score)
+    db = open_db(ctx.settings.results_db)
+    try:
+        record_asset_regeneration(db, {
+            "run_id": run["run_id"], "case_slug": case.slug, "case_version": case.version,
+            "case_digest": inputs["case"], "regen_key": key_digest(inputs),
+            "regenerated_at": datetime.datetime.now(datetime.UTC).isoformat(), **row,
+        })
+    finally:
+        db.close()
+    write_target(record, inputs, {"run_id": run["run_id"], **row})

@@ -209,9 +209,9 @@ def score_run(settings: Any, runtime: Any, section: BlenderSection, run_id: str,
     """:func:`score_blender` of a recorded run, its provenance rebuilt on
     ``runtime`` (the sweep's backend); the runtime failing to open is a note."""
     from tcab.errors import RuntimeBackendError
-    from tcab.runs.record import TREE_DIR
     from tcab.runtime.build import BuildLimits
     from tcab.runtime.choice import open_runtime
+    from tcab.testtypes.asset_files import TREE_DIR
 
     tree = run_dir / TREE_DIR
     try:

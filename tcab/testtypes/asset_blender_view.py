@@ -36,7 +36,7 @@ def _summary(folder: Path | None, present) -> dict[str, Any]:
 
 
 def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dict[str, Any]:
-    from tcab.testtypes.asset_view import TREE_DIR, _present
+    from tcab.testtypes.asset_files import TREE_DIR, present
 
     section = case.section
     base = f"/runs/{quote(run_id, safe='')}/raw/"
@@ -44,16 +44,16 @@ def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dic
     preview = f"{TREE_DIR}/{section.preview}"
     glb = f"{TREE_DIR}/character.glb"
     frames = [{"frame": "character",
-               "regenerated": base + regenerated if _present(folder, regenerated) else None,
-               "preview": base + quote(preview) if _present(folder, preview) else None}]
-    summary = _summary(folder, _present)
+               "regenerated": base + regenerated if present(folder, regenerated) else None,
+               "preview": base + quote(preview) if present(folder, preview) else None}]
+    summary = _summary(folder, present)
     held = {a.get("name"): a for a in (summary.get("run") or {}).get("animations", []) if isinstance(a, dict)}
     tagged = {j.get("name") for j in (summary.get("run") or {}).get("caller_joints", []) if isinstance(j, dict)}
     animations = [{"name": a.name, "loop": a.loop, "auto_play": a.auto_play, "present": a.name in held,
                    "duration": (held.get(a.name) or {}).get("duration")} for a in section.animations]
     joints = [{**j.to_json(), "present": j.name in tagged} for j in section.joints]
     return {"asset_frames": frames, "asset_sequences": [], "asset_width": 512, "asset_exports":
-            {"character.glb": base + glb} if _present(folder, glb) else {},
+            {"character.glb": base + glb} if present(folder, glb) else {},
             "blender": {"animations": animations, "joints": joints, "gaps": summary.get("gaps", []),
                         "provenance": summary.get("provenance", ""),
-                        "glb": base + glb if _present(folder, glb) else None}}
+                        "glb": base + glb if present(folder, glb) else None}}

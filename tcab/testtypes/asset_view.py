@@ -9,35 +9,18 @@ by the view's ``/runs/<id>/raw/`` route, confined to the run's folder.
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from tcab.testtypes.asset_files import TREE_DIR, present
 from tcab.testtypes.asset_score import REGENERATED_DIR
 
 if TYPE_CHECKING:
     from tcab.catalog.model import CaseVersion
 
-TREE_DIR = "work"  # tcab.runs.record.TREE_DIR, not imported: runs is a layer above
 #: How many times a frame is enlarged on the page (pixel art is small).
 ZOOM_PIXELS = 256
-
-
-def _present(folder: Path | None, rel: str) -> bool:
-    if folder is None:
-        return False
-    here = folder
-    for part in rel.split("/"):
-        here = here / part
-        try:
-            mode = os.lstat(here).st_mode
-        except OSError:
-            return False
-        if stat.S_ISLNK(mode):
-            return False
-    return stat.S_ISREG(mode)
 
 
 def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dict[str, Any]:
@@ -61,16 +44,16 @@ def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dic
         regenerated = f"{REGENERATED_DIR}/{name}.png"
         preview = f"{TREE_DIR}/{config.preview_path(frame)}"
         frames.append({"frame": name,
-                       "regenerated": base + regenerated if _present(folder, regenerated) else None,
-                       "preview": base + quote(preview) if _present(folder, preview) else None})
+                       "regenerated": base + regenerated if present(folder, regenerated) else None,
+                       "preview": base + quote(preview) if present(folder, preview) else None})
     from tcab.testtypes.asset_export import ATLAS_JSON, ATLAS_PNG, EXPORTS_DIR, SEQUENCES_DIR
 
     sequences = []
     for s in section.sequences:
         animation = f"{EXPORTS_DIR}/{SEQUENCES_DIR}/{s.slug}.png"
         sequences.append({"slug": s.slug, "name": s.name, "fps": s.fps, "frames": [str(f) for f in s.frames],
-                          "animation": base + animation if _present(folder, animation) else None})
+                          "animation": base + animation if present(folder, animation) else None})
     exports = {name: base + f"{EXPORTS_DIR}/{name}" for name in (ATLAS_PNG, ATLAS_JSON)
-               if section.sheet and _present(folder, f"{EXPORTS_DIR}/{name}")}
+               if section.sheet and present(folder, f"{EXPORTS_DIR}/{name}")}
     width = max(section.width, min(ZOOM_PIXELS, section.width * max(1, ZOOM_PIXELS // max(section.width, 1))))
     return {"asset_frames": frames, "asset_sequences": sequences, "asset_width": width, "asset_exports": exports}

@@ -203,29 +203,3 @@ def regeneration_row(score: VoxelScore) -> dict[str, Any]:
             "version_mismatch": int(score.version_mismatch), "flagged": int(score.flagged),
             "detail": score.detail, "parts": [p.row() for p in score.parts],
             "animations": [a.row() for a in score.animations]}
-
-
-def record_voxel_regeneration(ctx, case, spec, run: dict, inputs: dict, record: Path) -> None:
-    """The ``regenerate:<run>`` action for a voxel run: score the collected
-    tree in its variant's volume, record it in results.db and write the target."""
-    import datetime
-
-    from tcab.artifacts import key_digest
-    from tcab.results import open_db, record_asset_regeneration
-    from tcab.runs.record import TREE_DIR
-    from tcab.tasks.keys import write_target
-
-    run_dir = ctx.settings.root / run["run_dir"]
-    volume = case.section.volume_for(case.variant(spec.variant))
-    score = score_voxel_tree(case.section, volume, run_dir / TREE_DIR, run_dir)
-    row = regeneration_row(score)
-    db = open_db(ctx.settings.results_db)
-    try:
-        record_asset_regeneration(db, {
-            "run_id": run["run_id"], "case_slug": case.slug, "case_version": case.version,
-            "case_digest": inputs["case"], "regen_key": key_digest(inputs),
-            "regenerated_at": datetime.datetime.now(datetime.UTC).isoformat(), **row,
-        })
-    finally:
-        db.close()
-    write_target(record, inputs, {"run_id": run["run_id"], **row})

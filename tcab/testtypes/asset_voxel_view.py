@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from tcab.testtypes.asset_files import TREE_DIR, present
 from tcab.testtypes.asset_score import REGENERATED_DIR
-from tcab.testtypes.asset_view import TREE_DIR, _present
 
 if TYPE_CHECKING:
     from tcab.catalog.model import CaseVersion
@@ -48,9 +48,9 @@ def model_file(case: CaseVersion, folder: Path) -> str | None:
 
     if case.section.animated:
         rel = f"{TREE_DIR}/{DEFAULTS['voxel-animation']['scene_mesh']}"
-        return rel if _present(folder, rel) else None
+        return rel if present(folder, rel) else None
     for rel in (f"{REGENERATED_DIR}/model.glb", f"{TREE_DIR}/{DEFAULTS['voxel-model']['mesh']}"):
-        if _present(folder, rel):
+        if present(folder, rel):
             return rel
     return None
 
@@ -70,7 +70,7 @@ def voxel_panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) 
     base = f"/runs/{quote(run_id, safe='')}/raw/"
 
     def url(rel: str) -> str | None:
-        return base + quote(rel) if _present(folder, rel) else None
+        return base + quote(rel) if present(folder, rel) else None
 
     rig = _rig(folder, section)
     names = [p["name"] for p in rig["parts"]][:MAX_PANEL_PARTS] if rig else ([] if section.animated else [None])

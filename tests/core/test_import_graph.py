@@ -127,9 +127,14 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("foundation", frozenset({"tcab", "errors", "atomic", "naming", "outcomes", "settings", "limits",
                             "bounds", "reading", "links",
                             # the drawing library: standard library only, copied into the sprite images
-                            "draw"})),
+                            "draw",
+                            # the glTF reader and writer (numpy only), and three.js for the view (a folder of
+                            # npm files)
+                            "gltf", "web3d"})),
     # Each stands alone: containers, templates, parsed cases, the results database and its presenters.
-    ("platform", frozenset({"runtime", "templates", "catalog", "results"})),
+    # The voxel tools (over the glTF writer) and tcab-blend with its preview (over the drawing
+    # library's PNG writer), copied into their run images.
+    ("platform", frozenset({"runtime", "templates", "catalog", "results", "voxel", "blender"})),
     # The key of each artifact (module builds, seeds, validations): over the catalog's digests.
     ("keys", frozenset({"artifacts"})),
     # Chromium and its pages (shared by seeding and validation), harness adapters, sweep plans.

@@ -7,8 +7,9 @@ import time
 import numpy as np
 import pytest
 
-from tcab.gltf.reader import GltfError, Limits, read_glb, scene_mesh
+from tcab.gltf.reader import GltfError, Limits, read_glb
 from tcab.gltf.writer import mesh_glb
+from tcab.voxel.glbscene import scene_mesh
 from tcab.voxel.log import op_line, replay_bytes
 from tcab.voxel.mesh import mesh_volume
 from tcab.voxel.render import render_png

@@ -1,0 +1,26 @@
+"""Where an asset run's files are, shared by the asset panels of `tcab view`
+(2D, voxel, Blender) and their scorers, so that no panel imports another."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+TREE_DIR = "work"  # tcab.runs.record.TREE_DIR, not imported: runs is a layer above
+
+
+def present(folder: Path | None, rel: str) -> bool:
+    """``rel`` is a regular file under ``folder``, reached without a link."""
+    if folder is None:
+        return False
+    here = folder
+    for part in rel.split("/"):
+        here = here / part
+        try:
+            mode = os.lstat(here).st_mode
+        except OSError:
+            return False
+        if stat.S_ISLNK(mode):
+            return False
+    return stat.S_ISREG(mode)
