@@ -91,6 +91,7 @@ def voxel_panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) 
         "animations": [{"name": a.name, "loop": a.loop, "auto_play": a.auto_play} for a in section.animations],
         "viewer": f"/runs/{quote(run_id, safe='')}/viewer" if model else None,
         "glb": url(model) if model else None,
+        "turntable": url("exports/turntable.png"),
         "brief": [f"/cases/{quote(case.slug)}/{quote(case.version)}/raw/{quote(s.source)}"
                   for s in case.specs_for(case.variant(run["variant"]) if run.get("variant") in
                                           [v.slug for v in case.variants] else case.variant())],

@@ -175,3 +175,24 @@ def test_a_voxel_regeneration_is_recorded_per_part_and_animation(tmp_path, monke
     assert parts == [("keep", "regenerated", 1, 1), ("beacon", "regenerated", 1, 1)]
     assert gaps[0] == ("idle", 1, 2, "") and gaps[1][:3] == ("upgrade", 1, 0) and "no keyframes" in gaps[1][3]
     assert status == ("regenerated", 1)
+
+
+def test_a_regenerated_model_gets_a_deterministic_turntable(tmp_path, monkeypatch) -> None:
+    from PIL import Image
+
+    core = _case(CORE)
+    ws = tmp_path / "ws"
+    seed_repository(core, core.variant("half"), ws)
+    _sculpt_core(ws, monkeypatch)
+    score, run_dir = _score(core, core.variant("half"), ws, tmp_path)
+    turntable = run_dir / "exports/turntable.png"
+    image = Image.open(turntable)
+    assert image.n_frames == 24 and image.size == (256, 256) and image.info["duration"] == 125
+    frames = []
+    for i in range(0, 24, 6):
+        image.seek(i)
+        frames.append(image.convert("RGBA").tobytes())
+    assert len(set(frames)) == 4  # it turns
+    first = turntable.read_bytes()
+    score_voxel_tree(core.section, core.section.volume_for(core.variant("half")), ws, tmp_path / "again")
+    assert (tmp_path / "again/exports/turntable.png").read_bytes() == first

@@ -65,6 +65,7 @@ def test_the_panel_names_parts_views_pose_and_the_model(tmp_path, monkeypatch) -
     assert v["parts"][1]["preview"] == f"/runs/{RUN_ID}/raw/work/parts/beacon.png"
     assert [x["view"] for x in v["views"]] == ["iso", "front", "side", "top"]
     assert v["pose"] == f"/runs/{RUN_ID}/raw/work/scene/pose.png"
+    assert v["turntable"] == f"/runs/{RUN_ID}/raw/exports/turntable.png"
     assert v["viewer"] == f"/runs/{RUN_ID}/viewer" and v["glb"] == f"/runs/{RUN_ID}/raw/work/scene/scene.glb"
     assert [a["name"] for a in v["animations"]] == ["idle", "upgrade"]
     assert v["brief"] == ["/cases/caldera-core/v1.0.0/raw/specs/brief.md.hbs"]
