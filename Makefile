@@ -17,7 +17,7 @@ podman: host      ## start Podman's Docker-compatible socket at $(DOCKER_HOST)
 images: podman    ## build the run images locally from Debian (debootstrap + layers)
 	bash containers/build-images.sh
 
-node-deps:        ## handlebars.js, pinned, which the template tests compare tcab with
+node-deps:        ## handlebars.js (the template tests compare tcab with it) and the Khronos glTF validator, pinned
 	npm ci --prefix tests/templates/node --no-audit --no-fund
 	npm ci --prefix tcab/web3d/node --no-audit --no-fund
 

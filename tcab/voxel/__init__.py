@@ -7,7 +7,10 @@ Public surface (kept stable: the voxel test type and the Blender type build on i
 - ``tcab.voxel.log.replay(log_path, bounds)``: a recorded log replayed to a Volume;
 - ``tcab.voxel.mesh.mesh_volume(volume)``: the face-culled mesh;
 - ``tcab.voxel.render.render_png(mesh, view, bounds, background)``: the 512x512 preview;
-- ``tcab.voxel.rig``: parts, joints, animations (``rig.json``) and posing.
+- ``tcab.voxel.regenerate.part_files(log_path, bounds, ...)``: the tool's exact .glb and preview bytes;
+- ``tcab.voxel.rig`` (``rig.json``: parts, joints, animations), ``tcab.voxel.pose`` (F-curves,
+  world matrices) and ``tcab.voxel.scene`` (assembled, posed and baked scenes);
+- ``tcab.gltf.writer.write_glb`` / ``tcab.gltf.reader.read_glb(path, limits)``.
 
 numpy is the only dependency outside the standard library. ``VERSION`` is
 recorded with a run; bump it when the voxels an op sets, the mesh bytes or

@@ -20,8 +20,10 @@ MAX_INT = (1 << 63) - 1
 MAX_WORK = 1 << 31
 #: The work all the parts of one rig may do together (replayed one after another).
 MAX_RIG_WORK = 1 << 32
-#: Most faces one mesh may have (a glb of ~136 bytes a face).
+#: Most faces one mesh may have (a glb of ~136 bytes a face), and all the parts
+#: of a rig together (the assembled scene is drawn from all of them at once).
 MAX_FACES = 1 << 20
+MAX_SCENE_FACES = 1 << 21
 #: Rig bounds: parts, joints, animations, keyframes (over every track).
 MAX_PARTS = 256
 MAX_JOINTS = 512

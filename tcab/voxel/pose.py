@@ -91,10 +91,7 @@ def local_time(animation: dict, t_ms: float) -> float:
 
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """4x4 product summed in a fixed order (a BLAS may not)."""
-    out = np.zeros((4, 4))
-    for k in range(4):
-        out += a[:, k:k + 1] * b[k:k + 1, :]
-    return out
+    return a[:, 0:1] * b[0:1, :] + a[:, 1:2] * b[1:2, :] + a[:, 2:3] * b[2:3, :] + a[:, 3:4] * b[3:4, :]
 
 
 def _translate(v) -> np.ndarray:
@@ -138,21 +135,46 @@ def joint_values(rig: dict, animation: dict | None, t_ms: float) -> dict[str, fl
     return values
 
 
-def world_matrices(rig: dict, values: dict[str, float] | None) -> dict[str, np.ndarray]:
+def local_matrices(rig: dict, values: dict[str, float] | None,
+                   cache: dict | None = None) -> dict[str, np.ndarray | None]:
+    """Each part's matrix relative to its parent (None: identity, a part without
+    joints or ``values`` None). ``cache`` (a dict kept across calls) reuses a
+    joint's matrix for a value it had."""
+    local: dict[str, np.ndarray | None] = {p["name"]: None for p in rig["parts"]}
+    if values is None:
+        return local
+    for joint in rig["joints"]:
+        value = values[joint["name"]]
+        if cache is None:
+            matrix = joint_matrix(joint, value)
+        else:
+            matrix = cache.get((joint["name"], value))
+            if matrix is None:
+                if len(cache) > 4096:
+                    cache.clear()
+                matrix = cache[(joint["name"], value)] = joint_matrix(joint, value)
+        before = local[joint["part"]]
+        local[joint["part"]] = matrix if before is None else _mul(before, matrix)
+    return local
+
+
+def world_matrices(rig: dict, values: dict[str, float] | None, cache: dict | None = None,
+                   local: dict | None = None) -> dict[str, np.ndarray]:
     """Each part's world matrix; ``values`` None: every part as sculpted (identity)."""
-    local = {p["name"]: np.eye(4) for p in rig["parts"]}
-    if values is not None:
-        for joint in rig["joints"]:
-            local[joint["part"]] = _mul(local[joint["part"]], joint_matrix(joint, values[joint["name"]]))
+    if local is None:
+        local = local_matrices(rig, values, cache)
     parents = {p["name"]: p["parent"] for p in rig["parts"]}
     world: dict[str, np.ndarray] = {}
+    eye = np.eye(4)
 
     def resolve(name: str, depth: int = 0) -> np.ndarray:
         if name not in world:
             if depth > len(parents):
                 raise RigError(f"part {name!r}: the parent chain is a cycle")
             parent = parents[name]
-            world[name] = _mul(resolve(parent, depth + 1) if parent is not None else np.eye(4), local[name])
+            above = resolve(parent, depth + 1) if parent is not None else eye
+            own = local[name]
+            world[name] = above if own is None else (own if above is eye else _mul(above, own))
         return world[name]
 
     for name in parents:

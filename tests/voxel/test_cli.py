@@ -218,3 +218,17 @@ def test_a_rig_s_parts_share_one_work_budget(tmp_path, monkeypatch):
         (ws / f"parts/p{i}.actions.json").write_bytes(line * 7000)
     done = tool(ws, "voxel-anim", "render", timeout=300)
     assert done.returncode == 1 and "parts/p2.actions.json" in done.stderr and "MAX_RIG_WORK" in done.stderr
+
+
+def test_a_rig_s_parts_share_one_face_budget(tmp_path):
+    ws = make_workspace(tmp_path, "voxel-animation", (128, 128, 128))
+    parts = [{"name": f"p{i}", "parent": None if i == 0 else "p0"} for i in range(4)]
+    (ws / "rig.json").write_text(json.dumps({"parts": parts}))
+    (ws / "parts").mkdir()
+    # spheres of radius 2 every 6 voxels: 9,261 spheres, 722,358 faces a part; three pass 2^21
+    ops = b"".join(b'{"op":"fill-sphere","cx":%d,"cy":%d,"cz":%d,"radius":2,"color":"#ffffff"}\n' % (x, y, z)
+                   for x in range(2, 126, 6) for y in range(2, 126, 6) for z in range(2, 126, 6))
+    for i in range(4):
+        (ws / f"parts/p{i}.actions.json").write_bytes(ops)
+    done = tool(ws, "voxel-anim", "render", timeout=300)
+    assert done.returncode == 1 and "parts/p2.actions.json" in done.stderr and "MAX_SCENE_FACES" in done.stderr

@@ -105,3 +105,19 @@ def test_rig_files_bounded():
         load_rig(json.dumps({"parts": [{"name": "a"}], "joints": [{"name": "j", "part": "a"}],
                              "animations": [{"name": "x", "tracks": [{"joint": "j", "keys": keys}]}]}).encode())
     assert load_rig(b"")["parts"] == []
+
+
+def test_baking_a_huge_rig_is_bounded():
+    import time
+
+    from tcab.voxel.mesh import Mesh
+    from tcab.voxel.scene import scene_glb
+    parts = [{"name": f"p{i}", "parent": None if i == 0 else f"p{i - 1}"} for i in range(256)]
+    joints = [{"name": f"j{i}", "part": f"p{i % 256}"} for i in range(512)]
+    animations = [{"name": f"a{k}", "period_ms": 3_600_000, "tracks": [
+        {"joint": f"j{i}", "keys": [{"t_ms": 0, "value": 0}, {"t_ms": 3_600_000, "value": 1}]} for i in range(60)]}
+        for k in range(64)]
+    rig = check_rig({"parts": parts, "joints": joints, "animations": animations})
+    start = time.process_time()
+    data = scene_glb(rig, {"p0": Mesh.empty()})
+    assert time.process_time() - start < 30 and data[:4] == b"glTF"
