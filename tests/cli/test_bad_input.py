@@ -98,7 +98,7 @@ CASES = [
     ("catalog-validate-jobs-text", ["catalog", "validate", "-j", "many"], None, 2, "'-j'"),
     ("catalog-unknown-option", ["catalog", "--nope"], None, 2, "No such option '--nope'"),
     # seed and prompt
-    ("seed-unknown-case", ["seed", "nope"], None, 2, 'no test case "nope"; known: candle-flicker, capture, ember-gem, lights-out, torus-life'),
+    ("seed-unknown-case", ["seed", "nope"], None, 2, 'no test case "nope"; known: beacon-lamp, candle-flicker, capture, ember-gem, lights-out, torus-life, valve-wheel'),
     ("seed-unknown-version", ["seed", "lights-out@v9.9.9"], None, 2, 'has no version "v9.9.9"'),
     ("seed-unknown-variant", ["seed", "lights-out", "--variant", "nope"], None, 2, "unknown variant 'nope'"),
     ("seed-path-traversal", ["seed", "../../etc"], None, 2, "no test case"),
