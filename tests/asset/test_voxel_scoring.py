@@ -142,8 +142,20 @@ def test_a_missing_part_log_scores_that_part_empty(tmp_path, monkeypatch) -> Non
     assert [(p.part, p.status) for p in score.parts] == [("keep", "regenerated"), ("beacon", "empty")]
 
 
-@pytest.mark.parametrize("rig", [b"", b"{not json", json.dumps({"parts": [{"name": "a", "parent": "b"},
-                                                                        {"name": "b", "parent": "a"}]}).encode()])
+HOSTILE_RIGS = [
+    b"", b"{not json",
+    json.dumps({"parts": [{"name": "a", "parent": "b"}, {"name": "b", "parent": "a"}]}).encode(),  # a cycle
+    json.dumps({"parts": [{"name": f"p{i}", "parent": None if i == 0 else "p0"} for i in range(10_000)]}).encode(),
+    b'{"parts": [{"name": "a", "parent": null}], "joints": [{"name": "j", "part": "a"}], "animations": '
+    b'[{"name": "idle", "tracks": [{"joint": "j", "keys": [{"t_ms": NaN, "value": 1}]}]}]}',
+    b'{"parts": [{"name": "a", "parent": null}], "joints": [{"name": "j", "part": "a"}], "animations": '
+    b'[{"name": "idle", "tracks": [{"joint": "j", "keys": [{"t_ms": 1e18, "value": 1}]}]}]}',
+    b"[" * 100_000,
+]
+
+
+@pytest.mark.parametrize("rig", HOSTILE_RIGS, ids=["empty", "garbage", "cycle", "10k-parts", "nan-key", "1e18-key",
+                                                   "deep"])
 def test_no_scorable_output_is_no_asset(tmp_path, monkeypatch, rig) -> None:
     core = _case(CORE)
     ws = tmp_path / "ws"
