@@ -45,7 +45,9 @@ def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dic
     ``asset_sequences`` (slug, name, fps, frame names) and ``asset_width``
     (the enlarged width the page draws a frame at)."""
     section = case.section
-    if not hasattr(section, "tool_config"):  # a voxel case (tcab.testtypes.asset_voxel)
+    from tcab.testtypes.asset_voxel import VoxelSection
+
+    if isinstance(section, VoxelSection):
         from tcab.testtypes.asset_voxel_view import voxel_panel
 
         return voxel_panel(case, run, folder, run_id)
