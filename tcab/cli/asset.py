@@ -55,6 +55,13 @@ def export(settings: Settings, run_id: str, out: Path):
                               frameTags (one per sequence, a from..to range)
       sequences/<slug>.png    each sequence as an animated PNG at its fps, looping
 
+    A voxel run (voxel-model, voxel-animation) exports its model instead:
+
+    \b
+      model.glb               the run's scene (an animated model, its animations
+                              baked) or the regenerated model (a static one)
+      turntable.png           the regenerated model turning, an animated PNG
+
     Each file is written atomically; the same frames give the same bytes.
     Exit 2 for an id that names no run, a run of another type or of a single
     sprite, a run with no regenerated frames, or an OUT that is not a folder.
@@ -74,6 +81,16 @@ def export(settings: Settings, run_id: str, out: Path):
         case, run = open_run(settings, run_id)
     except RunError as exc:
         raise click.BadParameter(str(exc), param_hint="'RUN_ID'") from None
+    from tcab.testtypes.asset_voxel import VoxelSection
+
+    if isinstance(case.section, VoxelSection):
+        from tcab.testtypes.asset_voxel_view import export_model
+
+        try:
+            _echo(export_model(case, run.run_dir, out))
+        except ValueError as exc:
+            raise click.BadParameter(f"{run_id}: {exc}", param_hint="'RUN_ID'") from None
+        return
     if not isinstance(case.section, AssetSection):
         raise click.BadParameter(f"{run_id} is a run of {case.slug}, a {case.type} case; only an "
                                  "asset-generation sprite sheet exports", param_hint="'RUN_ID'")

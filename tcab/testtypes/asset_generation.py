@@ -166,6 +166,10 @@ class AssetGeneration(TestType):
         return case.section.kind
 
     def prompt_preamble(self, case: CaseVersion, variant: Variant) -> str:
+        if isinstance(case.section, VoxelSection):
+            from tcab.testtypes.asset_voxel import VOXEL_QUALITY_DIRECTIVE
+
+            return VOXEL_QUALITY_DIRECTIVE
         return QUALITY_DIRECTIVE
 
     def seed_entries(self, case: CaseVersion, variant: Variant, seeding: SeedingInput) -> list[SeedEntry]:

@@ -149,7 +149,9 @@ def render_reference(case: CaseVersion, variant: Variant, out_dir: Path, tmp_roo
         (scratch / "home").mkdir()
         _run_script(case, work, scratch / "bin", scratch / "home", timeout_s)
         run_dir = scratch / "run"
-        if not hasattr(section, "tool_config"):  # a voxel case
+        from tcab.testtypes.asset_voxel import VoxelSection
+
+        if isinstance(section, VoxelSection):
             return _voxel_outputs(case, variant, work, run_dir, out_dir)
         score = score_tree(section, work, run_dir)
         if score.status != "regenerated":

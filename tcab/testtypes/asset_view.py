@@ -32,7 +32,9 @@ def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dic
         from tcab.testtypes.asset_blender_view import panel as blender_panel
 
         return blender_panel(case, run, folder, run_id)
-    if not hasattr(section, "tool_config"):  # a voxel case (tcab.testtypes.asset_voxel)
+    from tcab.testtypes.asset_voxel import VoxelSection
+
+    if isinstance(section, VoxelSection):
         from tcab.testtypes.asset_voxel_view import voxel_panel
 
         return voxel_panel(case, run, folder, run_id)

@@ -34,6 +34,13 @@ if TYPE_CHECKING:
 VOXEL_TOOLS = {"voxel-model": "voxel", "voxel-animation": "voxel-anim"}
 PART_TOKEN = "{part}"
 MAX_TEMPLATE_CHARS = 200
+#: Put before a voxel case's own prompt: the sprite directive's words for a model.
+VOXEL_QUALITY_DIRECTIVE = (
+    "Treat the brief below as the minimum, not the target: meet every requirement it states, "
+    "then make the best model you can within its constraints — clear from every side, carefully "
+    "made voxel by voxel, and true to what was asked for. Render and look at your previews as you go "
+    "and keep improving the model until you would be glad to ship it.\n\n"
+)
 # MAX_SIDE, MAX_VOXELS (and the rig's bounds) are the tool's own: a volume
 # the manifest accepts is one the tool sculpts.
 #: An animation name as the tool's rig takes it (tcab.voxel.rig.check_name).

@@ -110,7 +110,7 @@ def _rig(tree: Path, rel: str) -> dict:
         raise _Unreadable(str(exc)) from None
 
 
-def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str) -> PartScore:
+def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str, meshes: dict) -> PartScore:
     from tcab.voxel.errors import VoxelError
     from tcab.voxel.limits import MAX_LOG_BYTES
     from tcab.voxel.log import parse_log, replay_ops
@@ -131,6 +131,7 @@ def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str) -> Par
         return PartScore(name, "empty", detail=str(exc))
     if volume.count() == 0:
         return PartScore(name, "empty", len(ops), detail=f"{log_rel}: places no voxel")
+    meshes[name] = mesh
     glb = glb_for(mesh, name, tool == "voxel-anim")  # the tool's own bytes for this mesh
     out = run_dir / REGENERATED_DIR
     out.mkdir(parents=True, exist_ok=True)
@@ -189,11 +190,18 @@ def score_voxel_tree(section: VoxelSection, volume: Volume, tree: Path, run_dir:
         names: list[str | None] = [p["name"] for p in rig["parts"]]
     else:
         names = [None]
-    parts = tuple(_part(config, tree, run_dir, name, section.binary) for name in names)
+    meshes: dict = {}
+    parts = tuple(_part(config, tree, run_dir, name, section.binary, meshes) for name in names)
     animations = check_animations(section, rig)
     if not any(p.status == "regenerated" for p in parts):
         why = "; ".join(f"{p.part}: {p.detail}" for p in parts[:5]) or "the rig defines no part"
         return VoxelScore("no_asset", parts, animations, version, f"no asset: {why}")
+    from tcab.testtypes.asset_voxel_export import EXPORTS_DIR, TURNTABLE, turntable_apng
+    from tcab.voxel.scene import combine
+
+    write_bytes(run_dir / EXPORTS_DIR / TURNTABLE,
+                turntable_apng(combine([meshes[p.part] for p in parts if p.status == "regenerated"]),
+                               config.bounds, config.background))
     return VoxelScore("regenerated", parts, animations, version, "; ".join(a.gap for a in animations if a.gap))
 
 

@@ -91,7 +91,29 @@ def voxel_panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) 
         "animations": [{"name": a.name, "loop": a.loop, "auto_play": a.auto_play} for a in section.animations],
         "viewer": f"/runs/{quote(run_id, safe='')}/viewer" if model else None,
         "glb": url(model) if model else None,
+        "turntable": url("exports/turntable.png"),
         "brief": [f"/cases/{quote(case.slug)}/{quote(case.version)}/raw/{quote(s.source)}"
                   for s in case.specs_for(case.variant(run["variant"]) if run.get("variant") in
                                           [v.slug for v in case.variants] else case.variant())],
     }}
+
+
+def export_model(case: CaseVersion, run_dir: Path, out: Path) -> list[Path]:
+    """Write the run's model (``model.glb``) and its turntable (``turntable.png``)
+    into ``out``, each read without following a link; ValueError when the run
+    has neither (not regenerated, or its logs regenerate to nothing)."""
+    from tcab.atomic import write_bytes
+    from tcab.reading import read_bytes
+    from tcab.testtypes.asset_voxel_export import EXPORTS_DIR, TURNTABLE
+    from tcab.web3d import MAX_VIEW_GLB
+
+    sources = [(model_file(case, run_dir), "model.glb"), (f"{EXPORTS_DIR}/{TURNTABLE}", TURNTABLE)]
+    written = []
+    for rel, name in sources:
+        if rel is not None and _present(run_dir, rel):
+            write_bytes(out / name, read_bytes(run_dir / rel, MAX_VIEW_GLB, follow=False, what=name))
+            written.append(out / name)
+    if not written:
+        raise ValueError("no model to export: the run has no regenerated or rendered model "
+                         "(its regenerate task has not run, or it is no_asset)")
+    return written

@@ -417,6 +417,7 @@ def create_app(config: ViewConfig) -> Starlette:
     def run_viewer(request: Request):
         # A voxel run's model turned in three.js (tcab.web3d): one page carrying the .glb.
         from tcab.reading import read_bytes
+        from tcab.testtypes.asset_voxel import VoxelSection
         from tcab.testtypes.asset_voxel_view import model_file, viewer_meta
         from tcab.web3d import MAX_VIEW_GLB, viewer_page
 
@@ -424,7 +425,7 @@ def create_app(config: ViewConfig) -> Starlette:
         row, folder = run_folder(run_id)
         case = _case(config.catalog_dir, row["case_slug"], row["case_version"]) if row else None
         rel = model_file(case, folder) if case is not None and folder is not None and \
-            hasattr(case.section, "animated") else None
+            isinstance(case.section, VoxelSection) else None
         if rel is None:
             raise NotFound(f"run {run_id} has no 3D model to view")
         page = viewer_page(read_bytes(confined(folder, rel), MAX_VIEW_GLB, follow=False, what="model"),

@@ -13,8 +13,14 @@ import pytest
 from tcab.catalog import load_version
 from tcab.seeding import check_case, render_prompt
 from tcab.seeding.plan import plan_seed
-from tcab.testtypes.asset_generation import QUALITY_DIRECTIVE
-from tcab.testtypes.asset_voxel import MAX_SIDE, MAX_VOXELS, RequiredAnimation, Volume, VoxelSection
+from tcab.testtypes.asset_voxel import (
+    MAX_SIDE,
+    MAX_VOXELS,
+    VOXEL_QUALITY_DIRECTIVE,
+    RequiredAnimation,
+    Volume,
+    VoxelSection,
+)
 from tests.asset.support import CORE, ICONS, PIPE_HUB, copy, edit, edit_file, line, problems
 
 
@@ -47,7 +53,7 @@ def test_the_originals_voxel_cases_validate_seed_and_prompt(root) -> None:
         seeded = {e.dest: e.data for e in plan_seed(case, variant)}
         assert "specs/brief.md" in seeded and ".tcab/voxel.json" in seeded
         prompt = render_prompt(case, variant)
-        assert prompt.startswith(QUALITY_DIRECTIVE) and "{{" not in prompt and "/work/specs/brief.md" in prompt
+        assert prompt.startswith(VOXEL_QUALITY_DIRECTIVE) and "{{" not in prompt and "/work/specs/brief.md" in prompt
 
 
 def test_the_variant_volume_flows_into_seed_brief_prompt_and_scoring() -> None:

@@ -142,8 +142,20 @@ def test_a_missing_part_log_scores_that_part_empty(tmp_path, monkeypatch) -> Non
     assert [(p.part, p.status) for p in score.parts] == [("keep", "regenerated"), ("beacon", "empty")]
 
 
-@pytest.mark.parametrize("rig", [b"", b"{not json", json.dumps({"parts": [{"name": "a", "parent": "b"},
-                                                                        {"name": "b", "parent": "a"}]}).encode()])
+HOSTILE_RIGS = [
+    b"", b"{not json",
+    json.dumps({"parts": [{"name": "a", "parent": "b"}, {"name": "b", "parent": "a"}]}).encode(),  # a cycle
+    json.dumps({"parts": [{"name": f"p{i}", "parent": None if i == 0 else "p0"} for i in range(10_000)]}).encode(),
+    b'{"parts": [{"name": "a", "parent": null}], "joints": [{"name": "j", "part": "a"}], "animations": '
+    b'[{"name": "idle", "tracks": [{"joint": "j", "keys": [{"t_ms": NaN, "value": 1}]}]}]}',
+    b'{"parts": [{"name": "a", "parent": null}], "joints": [{"name": "j", "part": "a"}], "animations": '
+    b'[{"name": "idle", "tracks": [{"joint": "j", "keys": [{"t_ms": 1e18, "value": 1}]}]}]}',
+    b"[" * 100_000,
+]
+
+
+@pytest.mark.parametrize("rig", HOSTILE_RIGS, ids=["empty", "garbage", "cycle", "10k-parts", "nan-key", "1e18-key",
+                                                   "deep"])
 def test_no_scorable_output_is_no_asset(tmp_path, monkeypatch, rig) -> None:
     core = _case(CORE)
     ws = tmp_path / "ws"
@@ -175,3 +187,24 @@ def test_a_voxel_regeneration_is_recorded_per_part_and_animation(tmp_path, monke
     assert parts == [("keep", "regenerated", 1, 1), ("beacon", "regenerated", 1, 1)]
     assert gaps[0] == ("idle", 1, 2, "") and gaps[1][:3] == ("upgrade", 1, 0) and "no keyframes" in gaps[1][3]
     assert status == ("regenerated", 1)
+
+
+def test_a_regenerated_model_gets_a_deterministic_turntable(tmp_path, monkeypatch) -> None:
+    from PIL import Image
+
+    core = _case(CORE)
+    ws = tmp_path / "ws"
+    seed_repository(core, core.variant("half"), ws)
+    _sculpt_core(ws, monkeypatch)
+    score, run_dir = _score(core, core.variant("half"), ws, tmp_path)
+    turntable = run_dir / "exports/turntable.png"
+    image = Image.open(turntable)
+    assert image.n_frames == 24 and image.size == (256, 256) and image.info["duration"] == 125
+    frames = []
+    for i in range(0, 24, 6):
+        image.seek(i)
+        frames.append(image.convert("RGBA").tobytes())
+    assert len(set(frames)) == 4  # it turns
+    first = turntable.read_bytes()
+    score_voxel_tree(core.section, core.section.volume_for(core.variant("half")), ws, tmp_path / "again")
+    assert (tmp_path / "again/exports/turntable.png").read_bytes() == first

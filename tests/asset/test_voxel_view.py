@@ -65,6 +65,7 @@ def test_the_panel_names_parts_views_pose_and_the_model(tmp_path, monkeypatch) -
     assert v["parts"][1]["preview"] == f"/runs/{RUN_ID}/raw/work/parts/beacon.png"
     assert [x["view"] for x in v["views"]] == ["iso", "front", "side", "top"]
     assert v["pose"] == f"/runs/{RUN_ID}/raw/work/scene/pose.png"
+    assert v["turntable"] == f"/runs/{RUN_ID}/raw/exports/turntable.png"
     assert v["viewer"] == f"/runs/{RUN_ID}/viewer" and v["glb"] == f"/runs/{RUN_ID}/raw/work/scene/scene.glb"
     assert [a["name"] for a in v["animations"]] == ["idle", "upgrade"]
     assert v["brief"] == ["/cases/caldera-core/v1.0.0/raw/specs/brief.md.hbs"]
@@ -123,3 +124,22 @@ def test_the_viewer_turns_the_model_with_three_from_the_app(tmp_path, monkeypatc
                 assert problems == [] and outside == [], (problems, outside)
             finally:
                 browser.close()
+
+
+def test_asset_export_writes_a_voxel_runs_glb_and_turntable(tmp_path, monkeypatch) -> None:
+    from PIL import Image
+
+    from tests.support.run_folders import write_run
+    from tests.support.settings import run_tcab
+
+    case, settings, first = _run(tmp_path, monkeypatch)
+    other = "20261205-caldera-core-reference-2"
+    run = write_run(settings.runs_dir, other, case, variant="half", tree=first / "work")
+    assert score_voxel_tree(case.section, case.section.volume_for(case.variant("half")), run.run_dir / "work",
+                            run.run_dir).status == "regenerated"  # what the sweep's regenerate task does
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    result = run_tcab(settings, "asset", "export", other, "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(tmp_path / "out/model.glb"), str(tmp_path / "out/turntable.png")]
+    assert (tmp_path / "out/model.glb").read_bytes() == (run.run_dir / "work/scene/scene.glb").read_bytes()
+    assert Image.open(tmp_path / "out/turntable.png").n_frames == 24

@@ -123,3 +123,28 @@ def test_the_live_page_turns_the_mesh(watched, tmp_path, monkeypatch) -> None:
             assert problems == [] and outside == [], (problems, outside)
         finally:
             browser.close()
+
+
+@pytest.mark.podman
+@pytest.mark.timeout(300)
+def test_a_watched_voxel_run_streams_from_the_image(settings, scripted, podman_runtime) -> None:
+    """For real: the voxel image's own ``voxel render`` inside a run container
+    reaches the listener with the PNG and the mesh it wrote."""
+    from tcab.runs import RunOptions, execute_run
+
+    case, _ = load_version(REPO / "test-cases/asset-generation/easy/valve-wheel/v1.0.0")
+    watch = Watch()
+    try:
+        harness = scripted("voxel fill-box --x0 0 --y0 0 --z0 0 --x1 7 --y1 3 --z1 7 --color '#c8a24a' "
+                           "&& voxel render")
+        record = execute_run(settings, case, case.variant(None), harness,
+                             RunOptions(runtime=podman_runtime, watch=watch))
+        assert record.status == "completed", record.status_detail
+        state = watch.board.state()
+        assert state["accepted"] == 1 and state["dropped"] == {}, state
+        [shown] = state["frames"]
+        assert (shown["frame"], shown["op"], shown["count"], shown["mesh"]) == (0, "render", 1, True)
+        assert watch.board.mesh(shown["seq"]) == (record.run_dir / "work/mesh.glb").read_bytes()
+        assert watch.board.image(shown["seq"]) == (record.run_dir / "work/model.png").read_bytes()
+    finally:
+        watch.close()
