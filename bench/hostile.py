@@ -357,8 +357,8 @@ def step():
             return f"replayed: {vol.count()} voxels, {mesh_volume(vol).faces} faces"
         if attack.startswith("glb"):
             return f"read: {read_glb(str(work / 'm.glb')).vertex_count} vertices"
-        from tcab.voxel.config import Workspace
-        return f"rig: {len(load_rig(Workspace(str(work / '.tcab' / 'voxel.json')))['parts'])} parts"
+        from tcab.voxel.config import VoxelWorkspace
+        return f"rig: {len(load_rig(VoxelWorkspace(str(work / '.tcab' / 'voxel.json')))['parts'])} parts"
     except (VoxelError, GltfError) as exc:
         return "refused: " + str(exc).split(": ", 1)[-1][:60]
 """

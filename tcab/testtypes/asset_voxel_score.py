@@ -93,9 +93,9 @@ class VoxelScore:
 
 def _config(section: VoxelSection, volume: Volume):
     from tcab.testtypes.asset_voxel_seed import tool_config
-    from tcab.voxel.config import ToolConfig
+    from tcab.voxel.config import VoxelConfig
 
-    return ToolConfig.from_dict(tool_config(section, volume))
+    return VoxelConfig.from_dict(tool_config(section, volume))
 
 
 def _rig(tree: Path, rel: str) -> dict:

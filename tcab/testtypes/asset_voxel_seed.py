@@ -29,7 +29,7 @@ VERSION_PATH = ".tcab/version"
 
 
 def tool_config(section: VoxelSection, volume: Volume, live: LiveEndpoint | None = None) -> dict[str, Any]:
-    """The tool's config (:class:`tcab.voxel.config.ToolConfig`) for a run of
+    """The tool's config (:class:`tcab.voxel.config.VoxelConfig`) for a run of
     ``section`` in ``volume``: the manifest's paths, the tool's defaults for the rest."""
     from tcab.voxel.config import DEFAULTS
 

@@ -110,7 +110,7 @@ def export_model(case: CaseVersion, run_dir: Path, out: Path) -> list[Path]:
     sources = [(model_file(case, run_dir), "model.glb"), (f"{EXPORTS_DIR}/{TURNTABLE}", TURNTABLE)]
     written = []
     for rel, name in sources:
-        if rel is not None and _present(run_dir, rel):
+        if rel is not None and present(run_dir, rel):
             write_bytes(out / name, read_bytes(run_dir / rel, MAX_VIEW_GLB, follow=False, what=name))
             written.append(out / name)
     if not written:
