@@ -280,7 +280,7 @@ def test_check_reference_from_every_variant_resolves(tmp_path):
 def test_the_whole_original_fixture_catalog_validates(tmp_path):
     res = tcab("catalog", "validate", "--no-cache", catalog=ORIGINAL, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
-    assert re.search(r"ok: 7 case version\(s\), 11 variant\(s\)", res.stdout + res.stderr)
+    assert re.search(r"ok: 8 case version\(s\), 12 variant\(s\)", res.stdout + res.stderr)
 
 
 # --- the site a [build] without output produces (real Podman) -----------------
