@@ -69,3 +69,26 @@ def test_the_run_page_shows_the_character(tmp_path, monkeypatch, scout_glb) -> N
         assert 'name="rating:overall"' in page
         glb = urllib.request.urlopen(f"{url}/runs/{RUN_ID}/raw/work/character.glb", timeout=10).read()
         assert glb == scout_glb
+        assert f'src="/runs/{RUN_ID}/raw/regenerated/turntable.png"' in page
+
+
+def test_the_turntable_is_an_animated_png_of_a_full_turn(tmp_path, scout_glb) -> None:
+    from PIL import Image
+
+    from tcab.testtypes.asset_blender import TURNTABLE_FRAMES, TURNTABLE_SIZE
+
+    case, _, run_dir = _run(tmp_path, scout_glb)
+    path = run_dir / "regenerated/turntable.png"
+    with Image.open(path) as image:
+        assert image.n_frames == TURNTABLE_FRAMES and image.size == (TURNTABLE_SIZE, TURNTABLE_SIZE)
+        image.seek(0)
+        first = image.convert("RGBA").tobytes()
+        image.seek(TURNTABLE_FRAMES // 4)
+        assert image.convert("RGBA").tobytes() != first  # it turns
+    values = panel(case, {"variant": "base"}, run_dir, RUN_ID)
+    assert values["blender"]["turntable"] == f"/runs/{RUN_ID}/raw/regenerated/turntable.png"
+    assert list(values["asset_exports"]) == ["character.glb", "turntable.png"]
+    again = tmp_path / "again"
+    again.mkdir()
+    _, _, second = _run(again, scout_glb)
+    assert (second / "regenerated/turntable.png").read_bytes() == path.read_bytes()  # deterministic
