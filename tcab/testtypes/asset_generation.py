@@ -141,6 +141,9 @@ class AssetGeneration(TestType):
         return case.section.kind
 
     def prompt_preamble(self, case: CaseVersion, variant: Variant) -> str:
+        if getattr(case.section, "blender", False):
+            from tcab.testtypes.asset_blender_manifest import BLENDER_DIRECTIVE
+            return BLENDER_DIRECTIVE
         return QUALITY_DIRECTIVE
 
     def template_context(self, case: CaseVersion, variant: Variant) -> dict[str, Any]:

@@ -13,7 +13,12 @@ import pytest
 
 from tcab.seeding import check_case, render_prompt
 from tcab.seeding.plan import plan_seed
-from tcab.testtypes.asset_blender_manifest import MAX_BOUND, BlenderSection, CallerJoint
+from tcab.testtypes.asset_blender_manifest import (
+    BLENDER_DIRECTIVE,
+    MAX_BOUND,
+    BlenderSection,
+    CallerJoint,
+)
 from tests.asset.support import problems
 from tests.blender.support import SIEGE, TIN_SCOUT, load
 
@@ -51,6 +56,7 @@ def test_the_originals_siege_rifleman_loads_validates_seeds_and_prompts() -> Non
     assert config["joints"][0]["name"] == "aim_pitch" and config["axes"]["up"] == "+z"
     prompt = render_prompt(case, case.variant())
     assert "fits within a\n24x48x20 bounding box" in prompt and "{{" not in prompt
+    assert prompt.startswith(BLENDER_DIRECTIVE) and "pixel" not in BLENDER_DIRECTIVE
     with pytest.raises(dataclasses.FrozenInstanceError):
         section.width = 1  # type: ignore[misc]
 
