@@ -55,6 +55,9 @@ def export(settings: Settings, run_id: str, out: Path):
                               frameTags (one per sequence, a from..to range)
       sequences/<slug>.png    each sequence as an animated PNG at its fps, looping
 
+    A Blender character run exports its character.glb and turntable.png
+    (the regenerate task's animated PNG of the model turned once).
+
     Each file is written atomically; the same frames give the same bytes.
     Exit 2 for an id that names no run, a run of another type or of a single
     sprite, a run with no regenerated frames, or an OUT that is not a folder.
@@ -74,6 +77,14 @@ def export(settings: Settings, run_id: str, out: Path):
         case, run = open_run(settings, run_id)
     except RunError as exc:
         raise click.BadParameter(str(exc), param_hint="'RUN_ID'") from None
+    if getattr(case.section, "blender", False):
+        from tcab.testtypes.asset_blender import export_run
+
+        try:
+            _echo(export_run(run.run_dir, out))
+        except ExportError as exc:
+            raise click.BadParameter(str(exc), param_hint="'RUN_ID'") from None
+        return
     if not isinstance(case.section, AssetSection):
         raise click.BadParameter(f"{run_id} is a run of {case.slug}, a {case.type} case; only an "
                                  "asset-generation sprite sheet exports", param_hint="'RUN_ID'")

@@ -180,6 +180,26 @@ def turntable(parts, background: str) -> bytes:
     return out.getvalue()
 
 
+def export_run(run_dir: Path, out: Path) -> list[Path]:
+    """Copy a scored run's ``character.glb`` (its collected one) and
+    ``turntable.png`` into ``out``. Raises ExportError when the run has none."""
+    from tcab.runs.record import TREE_DIR
+    from tcab.testtypes.asset_export import ExportError
+
+    written = []
+    for name, src in ((MODEL, run_dir / TREE_DIR / MODEL), ("turntable.png", run_dir / REGENERATED_DIR /
+                                                             "turntable.png")):
+        try:
+            data = read_bytes(src, glbmod.MAX_GLB_BYTES, follow=False, what=name)
+        except FileNotFoundError:
+            raise ExportError(f"{src}: missing (the sweep's regenerate task writes the turntable)") from None
+        except OSError as exc:
+            raise ExportError(f"{src}: {exc}") from None
+        write_bytes(out / name, data)
+        written.append(out / name)
+    return written
+
+
 def _provenance(section: BlenderSection, tree: Path, summary: glbmod.Summary,
                 rebuild: Rebuild | None) -> tuple[PartScore, dict[str, Any] | None]:
     def note(flagged: bool, detail: str, rebuilt: dict[str, Any] | None = None) -> tuple[PartScore, Any]:
