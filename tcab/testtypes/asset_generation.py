@@ -351,6 +351,9 @@ def _parse(p: SectionInput) -> AssetSection:
         if key in p.data:
             f.problem(key, f"an asset-generation case has no {what}")
     kind = _kind(f)
+    for key in ("voxel", "model"):  # the 3D kinds' tables (a Blender character's, above)
+        if key in p.data and kind in TOOLS:
+            f.problem(key, f"a {kind} case has no [{key}]: it is drawn on its [canvas]")
     sheet = kind == "sprite-sheet"
     out: dict[str, Any] = {"kind": kind}
     frames: tuple[int, ...] | None = ()

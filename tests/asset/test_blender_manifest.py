@@ -114,3 +114,14 @@ def test_ten_thousand_joints_are_refused_by_count(tmp_path) -> None:
                      f"rest = 0.0\n" for i in range(10_000))
     _edit(root, "# The self-contained brief", joints + "\n# The self-contained brief")
     assert any("at most 32 caller joints (MAX_JOINTS), got 10001" in p for p in problems(root))
+
+
+@pytest.mark.parametrize("table", ["[voxel]\nwidth = 8\nheight = 8\ndepth = 8\n", "[model]\n"])
+def test_a_2d_case_declares_no_3d_table(tmp_path, table) -> None:
+    from tests.asset.support import ICONS
+
+    root = tmp_path / "asset-generation/easy/rpg-item-icons/v1.0.0"
+    shutil.copytree(ICONS, root)
+    _edit(root, "[canvas]", table + "\n[canvas]")
+    key = table[1:table.index("]")]
+    assert any(f"{key}: a sprite case has no [{key}]" in p for p in problems(root)), problems(root)
