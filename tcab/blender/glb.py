@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -82,17 +83,24 @@ class Summary:
                 "caller_joints": list(self.caller_joints), "sockets": list(self.sockets)}
 
 
+_SPECIAL = re.compile(rb'[\\"\[\]{}]')
+
+
 def _depth(raw: bytes) -> int:
     """The deepest nesting of ``[``/``{`` outside strings (json.loads would
-    recurse that deep: checked first)."""
+    recurse that deep: checked first). Only the special bytes are visited,
+    and the scan stops past MAX_JSON_DEPTH."""
     depth = deepest = 0
-    in_string = escaped = False
-    for byte in raw:
+    in_string = False
+    skip = -1  # the byte after a backslash, inside a string
+    for match in _SPECIAL.finditer(raw):
+        pos = match.start()
+        if pos == skip:
+            continue
+        byte = raw[pos]
         if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:
-                escaped = True
+            if byte == 0x5C:
+                skip = pos + 1
             elif byte == 0x22:
                 in_string = False
         elif byte == 0x22:

@@ -22,10 +22,10 @@ _PITCH = math.radians(20.0)
 _LIGHT = (0.35, 0.55, 0.76)
 
 
-def _rotation():
+def _rotation(yaw: float = _YAW):
     import numpy as np
 
-    cy, sy = math.cos(_YAW), math.sin(_YAW)
+    cy, sy = math.cos(yaw), math.sin(yaw)
     cp, sp = math.cos(_PITCH), math.sin(_PITCH)
     yaw = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]], dtype=np.float64)
     pitch = np.array([[1, 0, 0], [0, cp, -sp], [0, sp, cp]], dtype=np.float64)
@@ -34,6 +34,14 @@ def _rotation():
 
 def render(parts, background: str = "transparent", size: int = SIZE) -> bytes:
     """A PNG of ``parts`` (:func:`tcab.blender.glb.triangles`) on ``background``."""
+    return png.encode(size, size, render_rgba(parts, background, size))
+
+
+def render_rgba(parts, background: str = "transparent", size: int = SIZE, *, yaw_degrees: float | None = None,
+                turntable: bool = False) -> bytes:
+    """The RGBA pixels of ``parts`` seen from ``yaw_degrees`` about +Y (the
+    preview's -30 by default). ``turntable``: fitted by the bounding box's
+    diagonal about its centre, so every angle has the same scale."""
     import numpy as np
 
     bg = parse_background(background) or bytes(4)
@@ -51,20 +59,28 @@ def render(parts, background: str = "transparent", size: int = SIZE) -> bytes:
         base += len(positions)
         drawn += len(tri)
     if not faces:
-        return png.encode(size, size, image.tobytes())
-    v = np.concatenate(verts) @ _rotation().T
+        return image.tobytes()
+    rotation = _rotation(_YAW if yaw_degrees is None else math.radians(yaw_degrees))
+    raw = np.concatenate(verts)
+    v = raw @ rotation.T
     f = np.concatenate(faces)
     c = np.concatenate(colours)
     finite = np.isfinite(v).all(axis=1)
     keep = finite[f].all(axis=1)
     f, c = f[keep], c[keep]
     if not len(f):
-        return png.encode(size, size, image.tobytes())
-    used = v[np.unique(f)]
-    lo, hi = used.min(axis=0), used.max(axis=0)
-    extent = max(hi[0] - lo[0], hi[1] - lo[1], 1e-9)
+        return image.tobytes()
+    if turntable:
+        used = raw[np.unique(f)]
+        lo, hi = used.min(axis=0), used.max(axis=0)
+        extent = max(float(np.linalg.norm(hi - lo)), 1e-9)
+        centre = ((lo + hi) / 2) @ rotation.T
+    else:
+        used = v[np.unique(f)]
+        lo, hi = used.min(axis=0), used.max(axis=0)
+        extent = max(hi[0] - lo[0], hi[1] - lo[1], 1e-9)
+        centre = (lo + hi) / 2
     scale = size * 0.9 / extent
-    centre = (lo + hi) / 2
     sx = (v[:, 0] - centre[0]) * scale + size / 2
     sy = size / 2 - (v[:, 1] - centre[1]) * scale
     sz = v[:, 2]
@@ -104,4 +120,4 @@ def render(parts, background: str = "transparent", size: int = SIZE) -> bytes:
         window[nearer] = z[nearer]
         image[top:bottom + 1, left:right + 1, :3][nearer] = rgb[t]
         image[top:bottom + 1, left:right + 1, 3][nearer] = 255
-    return png.encode(size, size, image.tobytes())
+    return image.tobytes()

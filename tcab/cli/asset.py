@@ -62,6 +62,9 @@ def export(settings: Settings, run_id: str, out: Path):
                               baked) or the regenerated model (a static one)
       turntable.png           the regenerated model turning, an animated PNG
 
+    A Blender character run exports its character.glb and turntable.png
+    (the regenerate task's animated PNG of the model turned once).
+
     Each file is written atomically; the same frames give the same bytes.
     Exit 2 for an id that names no run, a run of another type or of a single
     sprite, a run with no regenerated frames, or an OUT that is not a folder.
@@ -90,6 +93,14 @@ def export(settings: Settings, run_id: str, out: Path):
             _echo(export_model(case, run.run_dir, out))
         except ValueError as exc:
             raise click.BadParameter(f"{run_id}: {exc}", param_hint="'RUN_ID'") from None
+        return
+    if getattr(case.section, "blender", False):
+        from tcab.testtypes.asset_blender import export_run
+
+        try:
+            _echo(export_run(run.run_dir, out))
+        except ExportError as exc:
+            raise click.BadParameter(str(exc), param_hint="'RUN_ID'") from None
         return
     if not isinstance(case.section, AssetSection):
         raise click.BadParameter(f"{run_id} is a run of {case.slug}, a {case.type} case; only an "

@@ -49,6 +49,12 @@ REGENERATED_DIR = "regenerated"
 PROVENANCE_TIMEOUT_S = 600.0
 PROVENANCE_MEMORY_BYTES = 4 * 1024**3
 GRACE_S = 30.0
+#: The turntable export: frames a full turn, their size, each frame's time;
+#: a mesh over TURNTABLE_MAX_TRIANGLES gets none (the preview is enough).
+TURNTABLE_FRAMES = 24
+TURNTABLE_SIZE = 256
+TURNTABLE_MS = 80
+TURNTABLE_MAX_TRIANGLES = 50_000
 
 #: Rebuilds build.py in a fresh container: (section, build.py bytes) -> (glb bytes | None, note).
 Rebuild = Callable[["BlenderSection", bytes], tuple[bytes | None, str]]
@@ -135,8 +141,11 @@ def score_blender(section: BlenderSection, tree: Path, run_dir: Path, rebuild: R
     try:
         from tcab.blender.render import render
 
-        write_bytes(out_dir / "model.png", render(glbmod.triangles(parsed), section.background))
+        parts = glbmod.triangles(parsed)
+        write_bytes(out_dir / "model.png", render(parts, section.background))
         image = f"{REGENERATED_DIR}/model.png"
+        if sum(len(indices) // 3 for _, indices, _ in parts) <= TURNTABLE_MAX_TRIANGLES:
+            write_bytes(out_dir / "turntable.png", turntable(parts, section.background))
     except glbmod.GlbError as exc:
         gaps_note = f"preview not drawn: {exc}"
     else:
@@ -150,6 +159,45 @@ def score_blender(section: BlenderSection, tree: Path, run_dir: Path, rebuild: R
         {"run": summary.to_json(), "rebuilt": rebuilt, "gaps": gaps, "provenance": provenance.detail},
         indent=1, sort_keys=True) + "\n").encode())
     return BlenderScore("regenerated", (character, provenance), summary.to_json())
+
+
+def turntable(parts, background: str) -> bytes:
+    """An animated PNG of the bind pose turned once about +Y, looping
+    (tcab's renderer, fixed scale; Pillow writes the APNG)."""
+    import io
+
+    from PIL import Image
+
+    from tcab.blender.render import render_rgba
+
+    size = (TURNTABLE_SIZE, TURNTABLE_SIZE)
+    frames = [Image.frombytes("RGBA", size, render_rgba(parts, background, TURNTABLE_SIZE, turntable=True,
+                                                         yaw_degrees=-30 + i * 360 / TURNTABLE_FRAMES))
+              for i in range(TURNTABLE_FRAMES)]
+    out = io.BytesIO()
+    frames[0].save(out, format="PNG", save_all=True, append_images=frames[1:], duration=TURNTABLE_MS, loop=0,
+                   compress_level=6, optimize=False, default_image=False)
+    return out.getvalue()
+
+
+def export_run(run_dir: Path, out: Path) -> list[Path]:
+    """Copy a scored run's ``character.glb`` (its collected one) and
+    ``turntable.png`` into ``out``. Raises ExportError when the run has none."""
+    from tcab.runs.record import TREE_DIR
+    from tcab.testtypes.asset_export import ExportError
+
+    written = []
+    for name, src in ((MODEL, run_dir / TREE_DIR / MODEL), ("turntable.png", run_dir / REGENERATED_DIR /
+                                                             "turntable.png")):
+        try:
+            data = read_bytes(src, glbmod.MAX_GLB_BYTES, follow=False, what=name)
+        except FileNotFoundError:
+            raise ExportError(f"{src}: missing (the sweep's regenerate task writes the turntable)") from None
+        except OSError as exc:
+            raise ExportError(f"{src}: {exc}") from None
+        write_bytes(out / name, data)
+        written.append(out / name)
+    return written
 
 
 def _provenance(section: BlenderSection, tree: Path, summary: glbmod.Summary,

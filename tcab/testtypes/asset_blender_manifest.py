@@ -32,6 +32,13 @@ MAX_BOUND = 10_000
 MAX_ANIMATIONS = 64
 MAX_JOINTS = 32
 MAX_TRANSLATION = 1e6
+#: Put before a Blender case's own prompt (the 2D kinds' directive speaks of pixels).
+BLENDER_DIRECTIVE = (
+    "Treat the brief below as the minimum, not the target: meet every requirement it states, "
+    "then make the best character you can within its constraints — a clean silhouette, a mesh that "
+    "deforms well at its joints, and motion with weight. Check model.png after every tcab-blend run "
+    "and keep improving the model until you would be glad to ship it.\n\n"
+)
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 _PLAIN_PATH = re.compile(r"^[A-Za-z0-9_.\-/]{1,128}$")
 

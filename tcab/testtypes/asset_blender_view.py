@@ -43,6 +43,7 @@ def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dic
     regenerated = f"{REGENERATED_DIR}/model.png"
     preview = f"{TREE_DIR}/{section.preview}"
     glb = f"{TREE_DIR}/character.glb"
+    turn = f"{REGENERATED_DIR}/turntable.png"
     frames = [{"frame": "character",
                "regenerated": base + regenerated if present(folder, regenerated) else None,
                "preview": base + quote(preview) if present(folder, preview) else None}]
@@ -52,8 +53,10 @@ def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dic
     animations = [{"name": a.name, "loop": a.loop, "auto_play": a.auto_play, "present": a.name in held,
                    "duration": (held.get(a.name) or {}).get("duration")} for a in section.animations]
     joints = [{**j.to_json(), "present": j.name in tagged} for j in section.joints]
-    return {"asset_frames": frames, "asset_sequences": [], "asset_width": 512, "asset_exports":
-            {"character.glb": base + glb} if present(folder, glb) else {},
+    exports = {name: base + rel for name, rel in (("character.glb", glb), ("turntable.png", turn))
+               if present(folder, rel)}
+    return {"asset_frames": frames, "asset_sequences": [], "asset_width": 512, "asset_exports": exports,
             "blender": {"animations": animations, "joints": joints, "gaps": summary.get("gaps", []),
                         "provenance": summary.get("provenance", ""),
-                        "glb": base + glb if present(folder, glb) else None}}
+                        "glb": base + glb if present(folder, glb) else None,
+                        "turntable": base + turn if present(folder, turn) else None}}

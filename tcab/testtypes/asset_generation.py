@@ -170,6 +170,10 @@ class AssetGeneration(TestType):
             from tcab.testtypes.asset_voxel import VOXEL_QUALITY_DIRECTIVE
 
             return VOXEL_QUALITY_DIRECTIVE
+        if getattr(case.section, "blender", False):
+            from tcab.testtypes.asset_blender_manifest import BLENDER_DIRECTIVE
+
+            return BLENDER_DIRECTIVE
         return QUALITY_DIRECTIVE
 
     def seed_entries(self, case: CaseVersion, variant: Variant, seeding: SeedingInput) -> list[SeedEntry]:

@@ -13,7 +13,12 @@ import pytest
 
 from tcab.seeding import check_case, render_prompt
 from tcab.seeding.plan import plan_seed
-from tcab.testtypes.asset_blender_manifest import MAX_BOUND, BlenderSection, CallerJoint
+from tcab.testtypes.asset_blender_manifest import (
+    BLENDER_DIRECTIVE,
+    MAX_BOUND,
+    BlenderSection,
+    CallerJoint,
+)
 from tests.asset.support import problems
 from tests.blender.support import SIEGE, TIN_SCOUT, load
 
@@ -51,6 +56,7 @@ def test_the_originals_siege_rifleman_loads_validates_seeds_and_prompts() -> Non
     assert config["joints"][0]["name"] == "aim_pitch" and config["axes"]["up"] == "+z"
     prompt = render_prompt(case, case.variant())
     assert "fits within a\n24x48x20 bounding box" in prompt and "{{" not in prompt
+    assert prompt.startswith(BLENDER_DIRECTIVE) and "pixel" not in BLENDER_DIRECTIVE
     with pytest.raises(dataclasses.FrozenInstanceError):
         section.width = 1  # type: ignore[misc]
 
@@ -108,3 +114,14 @@ def test_ten_thousand_joints_are_refused_by_count(tmp_path) -> None:
                      f"rest = 0.0\n" for i in range(10_000))
     _edit(root, "# The self-contained brief", joints + "\n# The self-contained brief")
     assert any("at most 32 caller joints (MAX_JOINTS), got 10001" in p for p in problems(root))
+
+
+@pytest.mark.parametrize("table", ["[voxel]\nwidth = 8\nheight = 8\ndepth = 8\n", "[model]\n"])
+def test_a_2d_case_declares_no_3d_table(tmp_path, table) -> None:
+    from tests.asset.support import ICONS
+
+    root = tmp_path / "asset-generation/easy/rpg-item-icons/v1.0.0"
+    shutil.copytree(ICONS, root)
+    _edit(root, "[canvas]", table + "\n[canvas]")
+    key = table[1:table.index("]")]
+    assert any(f"{key}: a sprite case has no [{key}]" in p for p in problems(root)), problems(root)

@@ -87,3 +87,16 @@ def test_a_hostile_or_linked_glb_is_no_asset(tmp_path) -> None:
     (tree / "character.glb").symlink_to(tmp_path / "outside.glb")
     linked = score_blender(section, tree, tmp_path / "run2", None)
     assert linked.status == "no_asset" and "character.glb" in linked.detail
+
+
+def test_the_rebuild_uses_the_pinned_blender_image(blender_runtime, scout_glb, tmp_path, monkeypatch) -> None:
+    """TCAB_CONTAINER_IMAGE_BLENDER pins the image provenance rebuilds in; an
+    engine that cannot find it is a flagged note naming it, not a crash."""
+    from tcab.testtypes.asset_blender import _guard
+
+    monkeypatch.setenv("TCAB_CONTAINER_IMAGE_BLENDER", "localhost/tcab/no-such-blender:0")
+    section = load(TIN_SCOUT).section
+    rebuild = _guard(container_rebuild(blender_runtime, "score-test", tmp_path / "tmp"))
+    score = score_blender(section, _tree(tmp_path, scout_glb), tmp_path / "run", rebuild)
+    assert score.status == "regenerated" and score.frames[1].flagged
+    assert "localhost/tcab/no-such-blender:0" in score.frames[1].detail

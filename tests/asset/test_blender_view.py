@@ -15,6 +15,7 @@ from tests.blender.support import REFERENCE_BUILD, SIEGE, load
 from tests.support.original import ORIGINAL
 from tests.support.paths import REPO
 from tests.support.results_rows import run_row
+from tests.support.run_folders import write_run
 from tests.support.settings import tmp_settings
 from tests.support.view_server import view_server
 
@@ -24,12 +25,13 @@ RUN_ID = "20261205-siege-rifleman-reference-1"
 def _run(tmp_path, glb: bytes):
     case = load(SIEGE)
     settings = tmp_settings(tmp_path, catalog=ORIGINAL)
-    run_dir = settings.results_dir / "runs" / RUN_ID
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "character.glb").write_bytes(glb)
+    (src / "build.py").write_bytes(REFERENCE_BUILD.read_bytes())
+    (src / "model.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    run_dir = write_run(settings.runs_dir, RUN_ID, case, tree=src).run_dir  # run.json: `tcab asset export` reads it
     tree = run_dir / "work"
-    tree.mkdir(parents=True)
-    (tree / "character.glb").write_bytes(glb)
-    (tree / "build.py").write_bytes(REFERENCE_BUILD.read_bytes())
-    (tree / "model.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     score = score_blender(case.section, tree, run_dir, lambda section, script: (glb, ""))
     assert score.status == "regenerated"
     return case, settings, run_dir
@@ -69,3 +71,44 @@ def test_the_run_page_shows_the_character(tmp_path, monkeypatch, scout_glb) -> N
         assert 'name="rating:overall"' in page
         glb = urllib.request.urlopen(f"{url}/runs/{RUN_ID}/raw/work/character.glb", timeout=10).read()
         assert glb == scout_glb
+        assert f'src="/runs/{RUN_ID}/raw/regenerated/turntable.png"' in page
+
+
+def test_the_turntable_is_an_animated_png_of_a_full_turn(tmp_path, scout_glb) -> None:
+    from PIL import Image
+
+    from tcab.testtypes.asset_blender import TURNTABLE_FRAMES, TURNTABLE_SIZE
+
+    case, _, run_dir = _run(tmp_path, scout_glb)
+    path = run_dir / "regenerated/turntable.png"
+    with Image.open(path) as image:
+        assert image.n_frames == TURNTABLE_FRAMES and image.size == (TURNTABLE_SIZE, TURNTABLE_SIZE)
+        image.seek(0)
+        first = image.convert("RGBA").tobytes()
+        image.seek(TURNTABLE_FRAMES // 4)
+        assert image.convert("RGBA").tobytes() != first  # it turns
+    values = panel(case, {"variant": "base"}, run_dir, RUN_ID)
+    assert values["blender"]["turntable"] == f"/runs/{RUN_ID}/raw/regenerated/turntable.png"
+    assert list(values["asset_exports"]) == ["character.glb", "turntable.png"]
+    again = tmp_path / "again"
+    again.mkdir()
+    _, _, second = _run(again, scout_glb)
+    assert (second / "regenerated/turntable.png").read_bytes() == path.read_bytes()  # deterministic
+
+
+def test_tcab_asset_export_copies_the_glb_and_the_turntable(tmp_path, scout_glb) -> None:
+    from tests.support.settings import run_tcab
+
+    _, settings, run_dir = _run(tmp_path, scout_glb)
+    db = open_db(settings.results_db)
+    try:
+        record_run(db, run_row(RUN_ID, case_slug="siege-rifleman", case_type="asset-generation"), [])
+    finally:
+        db.close()
+    result = run_tcab(settings, "asset", "export", RUN_ID, "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out/character.glb").read_bytes() == scout_glb
+    assert (tmp_path / "out/turntable.png").read_bytes() == (run_dir / "regenerated/turntable.png").read_bytes()
+    (run_dir / "regenerated/turntable.png").unlink()
+    result = run_tcab(settings, "asset", "export", RUN_ID, "--out", str(tmp_path / "out2"))
+    assert result.returncode == 2 and "turntable.png: missing" in result.stderr
