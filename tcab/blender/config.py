@@ -36,32 +36,32 @@ def make_config(*, width: int, height: int, depth: int, background: str, script:
     return (json.dumps(config, indent=2, sort_keys=True) + "\n").encode()
 
 
-class ConfigError(ValueError):
+class BlendConfigError(ValueError):
     """A blender.config.json tcab-blend cannot use (the message names the key)."""
 
 
 def _path(value: object, key: str) -> str:
     if not isinstance(value, str) or not value or value.startswith("/") or ".." in value.split("/") \
             or len(value) > 256:
-        raise ConfigError(f"outputs.{key}: expected a workspace-relative path, got {value!r:.60}")
+        raise BlendConfigError(f"outputs.{key}: expected a workspace-relative path, got {value!r:.60}")
     return value
 
 
 def load_config(raw: bytes) -> dict[str, Any]:
     """The parsed config, the keys tcab-blend relies on checked."""
     if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{len(raw)} bytes, over {MAX_CONFIG_BYTES}")
+        raise BlendConfigError(f"{len(raw)} bytes, over {MAX_CONFIG_BYTES}")
     try:
         config = json.loads(raw)
     except ValueError as exc:
-        raise ConfigError(f"not JSON: {exc}") from None
+        raise BlendConfigError(f"not JSON: {exc}") from None
     if not isinstance(config, dict) or not isinstance(config.get("outputs"), dict):
-        raise ConfigError("outputs: missing")
+        raise BlendConfigError("outputs: missing")
     for key in ("model", "preview", "script"):
         _path(config["outputs"].get(key), key)
     timeout = config.get("timeout_seconds", DEFAULT_TIMEOUT)
     if not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= 86_400:
-        raise ConfigError(f"timeout_seconds: expected 1 to 86400, got {timeout!r:.40}")
+        raise BlendConfigError(f"timeout_seconds: expected 1 to 86400, got {timeout!r:.40}")
     if not isinstance(config.get("background", "transparent"), str):
-        raise ConfigError("background: expected a string")
+        raise BlendConfigError("background: expected a string")
     return config

@@ -52,7 +52,7 @@ class Glb:
 
 
 @dataclass(frozen=True, slots=True)
-class Animation:
+class GlbAnimation:
     name: str
     channels: int
     duration: float  # seconds, the largest input time
@@ -64,7 +64,7 @@ class Summary:
     skins: int
     joints: int          # bones over all skins
     vertices: int
-    animations: tuple[Animation, ...]
+    animations: tuple[GlbAnimation, ...]
     caller_joints: tuple[dict[str, Any], ...]  # the nodes' extras.tcab_joint
     sockets: tuple[str, ...]                   # the nodes' extras.tcab_socket
 
@@ -262,7 +262,7 @@ def summary(glb: Glb) -> Summary:
             top = acc.get("max", [0.0])
             if isinstance(top, list) and top and isinstance(top[0], (int, float)) and math.isfinite(top[0]):
                 duration = max(duration, float(top[0]))
-        animations.append(Animation(_name(anim, f"animation_{i}"), len(channels), round(duration, 6)))
+        animations.append(GlbAnimation(_name(anim, f"animation_{i}"), len(channels), round(duration, 6)))
     joints = sum(len(s.get("joints", [])) if isinstance(s.get("joints"), list) else 0
                  for s in doc.get("skins", []))
     caller: list[dict[str, Any]] = []

@@ -27,7 +27,7 @@ import threading
 from pathlib import Path
 
 from tcab.blender import glb as glbmod
-from tcab.blender.config import CONFIG_NAME, ConfigError, load_config
+from tcab.blender.config import CONFIG_NAME, BlendConfigError, load_config
 
 MAX_OUTPUT = 1 << 20
 #: The largest file Blender (and build.py) may write (RLIMIT_FSIZE): a
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     config_path = Path(args.config)
     try:
         config = load_config(_read(config_path, 1 << 20))
-    except (OSError, ConfigError) as exc:
+    except (OSError, BlendConfigError) as exc:
         print(f"tcab-blend: {config_path}: {exc}", file=sys.stderr)
         return 1
     outputs = config["outputs"]

@@ -5,7 +5,7 @@ size; the header and chunk lengths against the file; the JSON chunk's size,
 its bracket depth (counted, never parsed past the limit) and the length of
 every top-level list; each buffer (only the GLB's own BIN chunk: a ``uri``,
 external or ``data:``, is refused) and buffer view against what holds it;
-each accessor's count against ``Limits.max_count`` and its last element
+each accessor's count against ``GlbLimits.max_count`` and its last element
 against its view. Only then are the mesh attributes and indices decoded
 (numpy views of the bytes, copied), indices checked against the vertex
 count. A refusal is a GltfError naming the file and the JSON path.
@@ -32,7 +32,7 @@ class GltfError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
+class GlbLimits:
     max_bytes: int = 256 << 20
     max_json_bytes: int = 16 << 20
     max_depth: int = 32
@@ -114,7 +114,7 @@ def _int(value: object, low: int = 0, high: int = 1 << 62) -> bool:
     return type(value) is int and low <= value <= high
 
 
-def read_glb(path: str, limits: Limits = Limits()) -> Gltf:
+def read_glb(path: str, limits: GlbLimits = GlbLimits()) -> Gltf:
     """The checked, decoded .glb at ``path`` (no link followed); GltfError otherwise."""
     data = _read(path, limits.max_bytes)
     if len(data) < 20:
@@ -201,7 +201,7 @@ def read_glb(path: str, limits: Limits = Limits()) -> Gltf:
     return Gltf(path, doc, meshes)
 
 
-def _check_accessor(path: str, i: int, acc: dict, views: list[dict], limits: Limits) -> None:
+def _check_accessor(path: str, i: int, acc: dict, views: list[dict], limits: GlbLimits) -> None:
     where = f"accessors[{i}]"
     if acc.get("componentType") not in _COMPONENTS or acc.get("type") not in _WIDTH:
         _fail(path, where, "unknown componentType or type")

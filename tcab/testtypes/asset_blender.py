@@ -183,8 +183,8 @@ def turntable(parts, background: str) -> bytes:
 def export_run(run_dir: Path, out: Path) -> list[Path]:
     """Copy a scored run's ``character.glb`` (its collected one) and
     ``turntable.png`` into ``out``. Raises ExportError when the run has none."""
-    from tcab.runs.record import TREE_DIR
     from tcab.testtypes.asset_export import ExportError
+    from tcab.testtypes.asset_files import TREE_DIR
 
     written = []
     for name, src in ((MODEL, run_dir / TREE_DIR / MODEL), ("turntable.png", run_dir / REGENERATED_DIR /

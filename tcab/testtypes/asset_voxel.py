@@ -48,7 +48,7 @@ NAME = re.compile(rf"^[A-Za-z0-9_][A-Za-z0-9_-]{{0,{MAX_NAME - 1}}}$")
 
 
 @dataclass(frozen=True, slots=True)
-class Volume:
+class VoxelVolume:
     """The bounding volume a model sculpts into; it always starts empty."""
 
     width: int
@@ -81,7 +81,7 @@ class VoxelSection:
     """A voxel case's own part of the manifest (all set when the case loaded)."""
 
     kind: str
-    volume: Volume
+    volume: VoxelVolume
     binary: str
     preview: str
     actions: str
@@ -93,10 +93,10 @@ class VoxelSection:
     def animated(self) -> bool:
         return self.kind == "voxel-animation"
 
-    def volume_for(self, variant: Variant) -> Volume:
+    def volume_for(self, variant: Variant) -> VoxelVolume:
         """The volume runs of ``variant`` use: its own ``[voxel]``, else the case's."""
         own = variant.extra.get("voxel")
-        return own if isinstance(own, Volume) else self.volume
+        return own if isinstance(own, VoxelVolume) else self.volume
 
 
 def check_volume(width: int, height: int, depth: int) -> str | None:
@@ -110,7 +110,7 @@ def check_volume(width: int, height: int, depth: int) -> str | None:
     return None
 
 
-def parse_volume(f: Fields, source: Source, *, table: str = "voxel") -> Volume | None:
+def parse_volume(f: Fields, source: Source, *, table: str = "voxel") -> VoxelVolume | None:
     """A ``[voxel]`` table (the case's or a variant's); problems go to ``source``."""
     data = f.table_of("voxel", required=True)
     if data is None:
@@ -131,7 +131,7 @@ def parse_volume(f: Fields, source: Source, *, table: str = "voxel") -> Volume |
         key, _, message = problem.partition(": ")
         v.problem(key, message)
         return None
-    return Volume(width, height, depth, background) if ok else None
+    return VoxelVolume(width, height, depth, background) if ok else None
 
 
 def check_path_template(value: object, *, part: bool) -> str | None:

@@ -31,7 +31,7 @@ from tcab.atomic import write_bytes
 from tcab.testtypes.asset_score import REGENERATED_DIR, _file, _Unreadable, _version
 
 if TYPE_CHECKING:
-    from tcab.testtypes.asset_voxel import Volume, VoxelSection
+    from tcab.testtypes.asset_voxel import VoxelSection, VoxelVolume
 
 #: The largest mesh of a run read for the comparison (a face is ~136 bytes).
 MAX_MESH_BYTES = 160 << 20
@@ -39,7 +39,7 @@ MODEL = "model"  # the one part of a static model
 
 
 @dataclass(frozen=True, slots=True)
-class PartScore:
+class VoxelPartScore:
     part: str
     status: str              # regenerated | empty
     ops: int = 0
@@ -70,7 +70,7 @@ class AnimationScore:
 @dataclass(frozen=True, slots=True)
 class VoxelScore:
     status: str                           # regenerated | no_asset
-    parts: tuple[PartScore, ...]
+    parts: tuple[VoxelPartScore, ...]
     animations: tuple[AnimationScore, ...]
     tool_version: str | None
     detail: str = ""
@@ -91,7 +91,7 @@ class VoxelScore:
         return [a.gap for a in self.animations if a.gap]
 
 
-def _config(section: VoxelSection, volume: Volume):
+def _config(section: VoxelSection, volume: VoxelVolume):
     from tcab.testtypes.asset_voxel_seed import tool_config
     from tcab.voxel.config import VoxelConfig
 
@@ -110,7 +110,7 @@ def _rig(tree: Path, rel: str) -> dict:
         raise _Unreadable(str(exc)) from None
 
 
-def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str, meshes: dict) -> PartScore:
+def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str, meshes: dict) -> VoxelPartScore:
     from tcab.voxel.errors import VoxelError
     from tcab.voxel.limits import MAX_LOG_BYTES
     from tcab.voxel.log import parse_log, replay_ops
@@ -126,29 +126,29 @@ def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str, meshes
         volume = replay_ops(ops, config.bounds, log_rel)
         mesh = mesh_volume(volume)
     except _Unreadable as exc:
-        return PartScore(name, "empty", detail=f"log {exc}")
+        return VoxelPartScore(name, "empty", detail=f"log {exc}")
     except VoxelError as exc:  # a refused log, too much work, too many faces
-        return PartScore(name, "empty", detail=str(exc))
+        return VoxelPartScore(name, "empty", detail=str(exc))
     if volume.count() == 0:
-        return PartScore(name, "empty", len(ops), detail=f"{log_rel}: places no voxel")
+        return VoxelPartScore(name, "empty", len(ops), detail=f"{log_rel}: places no voxel")
     meshes[name] = mesh
     glb = glb_for(mesh, name, tool == "voxel-anim")  # the tool's own bytes for this mesh
     out = run_dir / REGENERATED_DIR
     out.mkdir(parents=True, exist_ok=True)
     write_bytes(out / f"{name}.glb", glb)
     write_bytes(out / f"{name}.png", render_png(mesh, "iso", config.bounds, config.background))
-    base = PartScore(name, "regenerated", len(ops), volume.count(), mesh.faces, None,
+    base = VoxelPartScore(name, "regenerated", len(ops), volume.count(), mesh.faces, None,
                      f"{REGENERATED_DIR}/{name}.glb", f"{REGENERATED_DIR}/{name}.png")
     mesh_rel = config.path("mesh", part=part)
     try:
         own = _file(tree, mesh_rel, MAX_MESH_BYTES, "mesh")
     except _Unreadable as exc:  # the prompt's contract: an unrendered part scores empty
-        return PartScore(name, "empty", base.ops, base.voxels, base.faces, None, base.mesh, base.image,
+        return VoxelPartScore(name, "empty", base.ops, base.voxels, base.faces, None, base.mesh, base.image,
                          f"unrendered: mesh {exc}")
     if own != glb:
-        return PartScore(name, "regenerated", base.ops, base.voxels, base.faces, False, base.mesh, base.image,
+        return VoxelPartScore(name, "regenerated", base.ops, base.voxels, base.faces, False, base.mesh, base.image,
                          f"{mesh_rel} differs from the mesh its log regenerates (rendered before the last ops?)")
-    return PartScore(name, "regenerated", base.ops, base.voxels, base.faces, True, base.mesh, base.image)
+    return VoxelPartScore(name, "regenerated", base.ops, base.voxels, base.faces, True, base.mesh, base.image)
 
 
 def check_animations(section: VoxelSection, rig: dict | None) -> tuple[AnimationScore, ...]:
@@ -175,7 +175,7 @@ def check_animations(section: VoxelSection, rig: dict | None) -> tuple[Animation
     return tuple(out)
 
 
-def score_voxel_tree(section: VoxelSection, volume: Volume, tree: Path, run_dir: Path) -> VoxelScore:
+def score_voxel_tree(section: VoxelSection, volume: VoxelVolume, tree: Path, run_dir: Path) -> VoxelScore:
     """Regenerate the model of the run whose collected tree is ``tree`` (in
     ``volume``, its variant's) into ``run_dir/regenerated/`` and score it."""
     config = _config(section, volume)

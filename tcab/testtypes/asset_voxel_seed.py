@@ -22,13 +22,13 @@ from tcab.atomic import write_bytes
 if TYPE_CHECKING:
     from tcab.seeding.plan import SeedEntry
     from tcab.testtypes import LiveEndpoint
-    from tcab.testtypes.asset_voxel import Volume, VoxelSection
+    from tcab.testtypes.asset_voxel import VoxelSection, VoxelVolume
 
 CONFIG_PATH = ".tcab/voxel.json"
 VERSION_PATH = ".tcab/version"
 
 
-def tool_config(section: VoxelSection, volume: Volume, live: LiveEndpoint | None = None) -> dict[str, Any]:
+def tool_config(section: VoxelSection, volume: VoxelVolume, live: LiveEndpoint | None = None) -> dict[str, Any]:
     """The tool's config (:class:`tcab.voxel.config.VoxelConfig`) for a run of
     ``section`` in ``volume``: the manifest's paths, the tool's defaults for the rest."""
     from tcab.voxel.config import DEFAULTS
@@ -55,7 +55,7 @@ def seed_rig(section: VoxelSection) -> bytes:
     return dump_rig(check_rig({"version": 1, "parts": [], "joints": [], "animations": animations}))
 
 
-def voxel_seed_files(section: VoxelSection, volume: Volume) -> dict[str, bytes]:
+def voxel_seed_files(section: VoxelSection, volume: VoxelVolume) -> dict[str, bytes]:
     """Workspace-relative path -> bytes of the tool's files."""
     from tcab.voxel.config import DEFAULTS
 
@@ -67,13 +67,13 @@ def voxel_seed_files(section: VoxelSection, volume: Volume) -> dict[str, bytes]:
     return files
 
 
-def voxel_seed_entries(section: VoxelSection, volume: Volume) -> list[SeedEntry]:
+def voxel_seed_entries(section: VoxelSection, volume: VoxelVolume) -> list[SeedEntry]:
     from tcab.seeding.plan import MODE_FILE, SeedEntry
 
     return [SeedEntry(rel, data, MODE_FILE, "voxel tool") for rel, data in voxel_seed_files(section, volume).items()]
 
 
-def write_voxel_live(section: VoxelSection, volume: Volume, workspace: Path, live: LiveEndpoint) -> None:
+def write_voxel_live(section: VoxelSection, volume: VoxelVolume, workspace: Path, live: LiveEndpoint) -> None:
     """Rewrite the staged workspace's config with the ``live`` block the tool
     streams each render to (atomically, never through a link)."""
     path = workspace / CONFIG_PATH

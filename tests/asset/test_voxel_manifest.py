@@ -18,8 +18,8 @@ from tcab.testtypes.asset_voxel import (
     MAX_VOXELS,
     VOXEL_QUALITY_DIRECTIVE,
     RequiredAnimation,
-    Volume,
     VoxelSection,
+    VoxelVolume,
 )
 from tests.asset.support import CORE, ICONS, PIPE_HUB, copy, edit, edit_file, line, problems
 
@@ -33,7 +33,7 @@ def _load(root):
 def test_the_originals_voxel_cases_load_into_frozen_sections() -> None:
     hub, core = _load(PIPE_HUB), _load(CORE)
     assert isinstance(hub.section, VoxelSection) and hub.section.kind == "voxel-model"
-    assert hub.section.volume == Volume(16, 16, 16, "transparent")
+    assert hub.section.volume == VoxelVolume(16, 16, 16, "transparent")
     assert (hub.section.binary, hub.section.preview, hub.section.actions) == ("voxel", "model.png", "actions.json")
     assert hub.section.animations == () and not hub.section.animated
     assert core.section.animated and core.section.preview == "parts/{part}.png"
@@ -61,7 +61,7 @@ def test_the_variant_volume_flows_into_seed_brief_prompt_and_scoring() -> None:
     sizes = {"base": (80, 70, 80), "half": (40, 35, 40), "double": (160, 140, 160)}
     for variant in core.variants:
         w, h, d = sizes[variant.slug]
-        assert core.section.volume_for(variant) == Volume(w, h, d)
+        assert core.section.volume_for(variant) == VoxelVolume(w, h, d)
         seeded = {e.dest: e.data for e in plan_seed(core, variant)}
         config = json.loads(seeded[".tcab/voxel.json"])
         assert (config["width"], config["height"], config["depth"]) == (w, h, d)

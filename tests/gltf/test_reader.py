@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from tcab.gltf.reader import GltfError, Limits, read_glb
+from tcab.gltf.reader import GlbLimits, GltfError, read_glb
 from tcab.gltf.writer import mesh_glb
 from tcab.voxel.glbscene import scene_mesh
 from tcab.voxel.log import op_line, replay_bytes
@@ -91,7 +91,7 @@ def test_json_bombs_are_refused_before_parsing(tmp_path):
     with pytest.raises(GltfError, match="max_json_bytes"):
         read_glb(str(path))
     with pytest.raises(GltfError, match="max_bytes"):
-        read_glb(str(path), Limits(max_bytes=1 << 20))
+        read_glb(str(path), GlbLimits(max_bytes=1 << 20))
     assert time.monotonic() - start < 20
 
 
