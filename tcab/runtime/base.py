@@ -69,7 +69,7 @@ class ContainerSpec:
     host_gateway: bool = False
     memory_bytes: int | None = None
     pids_limit: int | None = 4096
-    offline: bool = False  # no network at all (a provenance rebuild); the docker backend honours it
+    offline: bool = False  # no network at all (a provenance rebuild); docker honours it, kubernetes refuses it
 
 
 class StreamFilter(Protocol):

@@ -59,6 +59,14 @@ def test_manifest_fields() -> None:
     assert len(label) <= 63 and label == run_label("r" * 90) and label != run_label("r" * 91)
 
 
+def test_an_offline_container_is_refused_not_given_the_run_network() -> None:
+    # A Blender provenance rebuild runs build.py with no network at all; the run
+    # pods' NetworkPolicy allows the internet, so the backend refuses rather
+    # than silently give the rebuild a network.
+    with pytest.raises(RuntimeBackendError, match="offline"):
+        pod_manifest(ContainerSpec(image=IMAGE, run_id="x", offline=True), KubeSettings(), "tcab-x")
+
+
 def test_preview_without_an_address_is_refused() -> None:
     with pytest.raises(RuntimeSettingsError, match="POD_IP"):
         pod_manifest(ContainerSpec(image=IMAGE, run_id="x", host_gateway=True), KubeSettings(), "tcab-x")

@@ -111,6 +111,12 @@ def preview_host(settings: KubeSettings) -> str:
 def pod_manifest(spec: ContainerSpec, settings: KubeSettings, name: str, *, pull_policy: str = "IfNotPresent") -> dict:
     """The Pod for ``spec``: see docs/kubernetes.md for what each field is for.
     ``pull_policy`` is ``Never`` only for ``ensure_image(pull=False)``."""
+    if spec.offline:
+        # Every run pod is under the egress policy that allows the internet
+        # (containers/kubernetes/networkpolicy.yaml); a pod with no network at
+        # all needs a policy tcab does not ship, so it is refused, never run online.
+        raise RuntimeBackendError("kubernetes runtime: an offline container (a Blender character's "
+                                  "provenance rebuild) is not supported; regenerate with the docker runtime")
     resources: dict[str, dict[str, str]] = {}
     memory = settings.memory
     if spec.memory_bytes is not None:
