@@ -69,7 +69,8 @@ def viewer_meta(case: CaseVersion) -> dict[str, Any]:
 def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dict[str, Any]:
     from tcab.testtypes.asset_files import TREE_DIR, present
 
-    section = case.section
+    known = run.get("variant") in [v.slug for v in case.variants]
+    section = case.section.for_variant(case.variant(run["variant"] if known else None))
     base = f"/runs/{quote(run_id, safe='')}/raw/"
     regenerated = f"{REGENERATED_DIR}/model.png"
     preview = f"{TREE_DIR}/{section.preview}"
@@ -87,7 +88,7 @@ def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dic
     exports = {name: base + rel for name, rel in (("character.glb", glb), ("turntable.png", turn))
                if present(folder, rel)}
     return {"asset_frames": frames, "asset_sequences": [], "asset_width": 512, "asset_exports": exports,
-            "blender": {"animations": animations, "joints": joints, "gaps": summary.get("gaps", []),
+            "blender": {"box": f"{section.width}×{section.height}×{section.depth}", "animations": animations, "joints": joints, "gaps": summary.get("gaps", []),
                         "provenance": summary.get("provenance", ""),
                         "glb": base + glb if present(folder, glb) else None,
                         "viewer": f"/runs/{quote(run_id, safe='')}/viewer" if present(folder, glb) else None,

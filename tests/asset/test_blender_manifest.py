@@ -169,3 +169,43 @@ def test_a_bad_variant_box_is_named_with_its_file_and_line(tmp_path, body, key, 
     at = [f":{i}" for i, text in enumerate(lines, 1) if text.startswith(f"{key} =")]
     where = f"giant.toml{at[0] if at else ''}: "  # a missing key has no line of its own
     assert any(where in p and f"[voxel].{key}: " in p and message in p for p in found), found
+
+
+def test_scoring_a_variant_run_uses_its_box(tmp_path, blender_runtime, scout_glb) -> None:
+    """What the regenerate task calls: the variant's background in the redrawn
+    preview, its box in summary.json and in the config the provenance
+    rebuild runs with (tin-scout's build.py scales to the box's height), in
+    a real container of the Blender image."""
+    from PIL import Image
+
+    from tcab.catalog import load_version
+    from tcab.testtypes.asset_blender import score_blender, score_run
+    from tcab.testtypes.asset_blender_view import panel
+    from tests.blender.support import REFERENCE_BUILD
+    from tests.support.settings import tmp_settings
+
+    root = tmp_path / "cat/asset-generation/medium/tin-scout/v1.0.0"
+    shutil.copytree(TIN_SCOUT, root)
+    _variant(root, "giant", '\n[voxel]\nwidth = 48\nheight = 96\ndepth = 32\nbackground = "#102030"\n')
+    case, found = load_version(root)
+    assert found == [] and case is not None, found
+    runs = {}
+    for slug in ("giant", "base"):
+        run_dir = tmp_path / slug
+        (run_dir / "work").mkdir(parents=True)
+        (run_dir / "work/character.glb").write_bytes(scout_glb)
+        (run_dir / "work/build.py").write_bytes(REFERENCE_BUILD.read_bytes())
+        runs[slug] = run_dir
+    settings = tmp_settings(tmp_path)
+    score = score_run(settings, blender_runtime, case, "giant", "giant-1", runs["giant"])
+    assert score.status == "regenerated"
+    summary = json.loads((runs["giant"] / "regenerated/summary.json").read_text())
+    assert summary["box"] == {"width": 48, "height": 96, "depth": 32}
+    assert summary["provenance"] == "provenance: the rebuild matches (meshes, skin, animation names)"
+    base = score_blender(case.section.for_variant(case.variant("base")), runs["base"] / "work", runs["base"],
+                         lambda section, script: (scout_glb, ""))
+    assert base.status == "regenerated"
+    assert json.loads((runs["base"] / "regenerated/summary.json").read_text())["box"]["height"] == 48
+    corner = {slug: Image.open(d / "regenerated/model.png").convert("RGB").getpixel((0, 0)) for slug, d in runs.items()}
+    assert corner == {"giant": (0x10, 0x20, 0x30), "base": (0x1D, 0x23, 0x30)}
+    assert panel(case, {"variant": "giant"}, runs["giant"], "giant-1")["blender"]["box"] == "48×96×32"
