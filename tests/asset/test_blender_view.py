@@ -194,3 +194,5 @@ def test_the_viewer_refuses_a_linked_or_oversized_character(tmp_path, monkeypatc
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(f"{url}/runs/{RUN_ID}/viewer", timeout=10)
         assert err.value.code == 404 and "larger than" in err.value.read().decode()
+        page = urllib.request.urlopen(f"{url}/runs/{RUN_ID}", timeout=10).read().decode()
+        assert f'src="/runs/{RUN_ID}/viewer"' not in page and "over the 3D viewer's size limit" in page
