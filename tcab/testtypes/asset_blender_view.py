@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from tcab.blender.config import MODEL as GLB
 from tcab.testtypes.asset_blender import REGENERATED_DIR
 
 if TYPE_CHECKING:
@@ -36,9 +37,6 @@ def _summary(folder: Path | None, present) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
-
-
-GLB = "character.glb"
 
 
 def model_file(folder: Path) -> str | None:
@@ -72,7 +70,10 @@ def _viewable(folder: Path | None, rel: str) -> bool:
     from tcab.testtypes.asset_files import present
     from tcab.web3d import MAX_VIEW_GLB
 
-    return folder is not None and present(folder, rel) and (folder / rel).lstat().st_size <= MAX_VIEW_GLB
+    try:
+        return folder is not None and present(folder, rel) and (folder / rel).lstat().st_size <= MAX_VIEW_GLB
+    except OSError:  # gone since present() looked
+        return False
 
 
 def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dict[str, Any]:
