@@ -81,7 +81,7 @@ def do_regenerate(ctx: SweepContext, spec: RunSpec) -> bool:
     if getattr(case.section, "blender", False):  # a Blender character: its glb checked, build.py re-run
         from tcab.testtypes.asset_blender import score_run
 
-        score = score_run(ctx.settings, ctx.sweep.plan.runtime, case.section, run["run_id"], run_dir)
+        score = score_run(ctx.settings, ctx.sweep.plan.runtime, case, spec.variant, run["run_id"], run_dir)
     else:
         score = score_tree(case.section, run_dir / TREE_DIR, run_dir)
     if score.status == "regenerated" and case.section.sheet:

@@ -38,6 +38,7 @@ from tcab.blender.config import CONFIG_NAME, MODEL
 from tcab.reading import read_bytes
 
 if TYPE_CHECKING:
+    from tcab.catalog.model import CaseVersion
     from tcab.runtime.base import Runtime
     from tcab.seeding.plan import SeedEntry
     from tcab.testtypes.asset_blender_manifest import BlenderSection
@@ -155,8 +156,9 @@ def score_blender(section: BlenderSection, tree: Path, run_dir: Path, rebuild: R
     character = PartScore("character", present, bool(gaps), image,
                           "; ".join(gaps + ([gaps_note] if gaps_note else [])))
     provenance, rebuilt = _provenance(section, tree, summary, rebuild)
+    box = {"width": section.width, "height": section.height, "depth": section.depth}  # the variant's
     write_bytes(out_dir / "summary.json", (json.dumps(
-        {"run": summary.to_json(), "rebuilt": rebuilt, "gaps": gaps, "provenance": provenance.detail},
+        {"run": summary.to_json(), "rebuilt": rebuilt, "gaps": gaps, "provenance": provenance.detail, "box": box},
         indent=1, sort_keys=True) + "\n").encode())
     return BlenderScore("regenerated", (character, provenance), summary.to_json())
 
@@ -253,14 +255,18 @@ def container_rebuild(rt: Runtime, run_id: str, tmp_dir: Path, *, timeout_s: flo
     return rebuild
 
 
-def score_run(settings: Any, runtime: Any, section: BlenderSection, run_id: str, run_dir: Path) -> BlenderScore:
-    """:func:`score_blender` of a recorded run, its provenance rebuilt on
-    ``runtime`` (the sweep's backend); the runtime failing to open is a note."""
+def score_run(settings: Any, runtime: Any, case: CaseVersion, variant: str | None, run_id: str,
+              run_dir: Path) -> BlenderScore:
+    """:func:`score_blender` of a recorded run of ``case``'s ``variant`` (its
+    own ``[voxel]`` box: the preview's background, the rebuild's config), its
+    provenance rebuilt on ``runtime`` (the sweep's backend, or an open
+    Runtime); the runtime failing to open is a note."""
     from tcab.errors import RuntimeBackendError
     from tcab.runtime.build import BuildLimits
     from tcab.runtime.choice import open_runtime
     from tcab.testtypes.asset_files import TREE_DIR
 
+    section = case.section.for_variant(case.variant(variant))
     tree = run_dir / TREE_DIR
     try:
         rt = open_runtime(runtime, max_runtime_s=BuildLimits(timeout_s=PROVENANCE_TIMEOUT_S).lifetime_s())

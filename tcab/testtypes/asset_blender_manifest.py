@@ -4,6 +4,9 @@
 - ``[voxel]``: the character's bounding box, ``width``/``height``/``depth``
   (positive integers up to :data:`MAX_BOUND` world units) and ``background``
   (only the preview's clear colour); a Blender case never declares ``[canvas]``;
+  a variant may declare its own ``[voxel]`` (same bounds,
+  :func:`variant_bounds`), which :meth:`BlenderSection.for_variant` gives
+  seeding, the prompt's ``{{voxel.*}}`` and scoring;
 - ``[tool]``: ``binary = "tcab-blend"``, ``preview`` (one file, no ``{part}``);
   ``[output]``: ``actions``, the authored build.py (no ``{part}``);
 - ``[model]``: ``[[model.animation]]`` (``name`` unique, ``loop``,
@@ -17,14 +20,19 @@ Each problem is ``file:line: key`` through the catalog's :class:`Fields`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tcab.catalog.fields import Fields, Source, show
 from tcab.draw.colors import parse_background
 from tcab.testtypes import SectionInput
+
+if TYPE_CHECKING:
+    from tcab.catalog.model import Variant
 
 BLENDER_KINDS = ("blender-character",)
 BINARY = "tcab-blend"
@@ -94,6 +102,12 @@ class BlenderSection:
     def blender(self) -> bool:
         return True
 
+    def for_variant(self, variant: Variant) -> BlenderSection:
+        """The section runs of ``variant`` use: its own ``[voxel]`` box (and
+        background), else the case's. Seeding, the prompt and scoring read it."""
+        own = variant.extra.get("voxel")
+        return dataclasses.replace(self, **own) if isinstance(own, dict) and own else self
+
     def config(self, timeout: int | None = None) -> bytes:
         """The seeded ``blender.config.json``."""
         from tcab.blender.config import DEFAULT_TIMEOUT, make_config
@@ -134,6 +148,15 @@ def _bounds(f: Fields, source: Source) -> dict[str, Any]:
         out["background"] = background
     v.done()
     return out
+
+
+def variant_bounds(f: Fields) -> Mapping[str, Any]:
+    """A variant's own ``[voxel]`` box, bounded like the case's (its problems
+    name the variant file); {} when it declares none or a key is wrong."""
+    if "voxel" not in f.data:
+        return {}
+    out = _bounds(f, f.source)
+    return {"voxel": out} if len(out) == 4 else {}
 
 
 def _single_path(t: Fields, key: str) -> str | None:

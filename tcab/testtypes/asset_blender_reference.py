@@ -33,7 +33,7 @@ def render_blender_reference(case: CaseVersion, variant: Variant, out_dir: Path,
     from tcab.runtime.choice import open_runtime
     from tcab.seeding import seed_repository
 
-    section = case.section
+    section = case.section.for_variant(variant)
     tmp_root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="render-reference-", dir=tmp_root))
     try:

@@ -1,7 +1,10 @@
 """A blender-character run's panel in ``tcab view``: the preview tcab drew
 again from the run's glb beside the model's own, the glb to download, the
 required animations and caller joints with what the run's glb holds of
-them (``regenerated/summary.json``), and the provenance note.
+them (``regenerated/summary.json``), the provenance note, and the
+character turned in the 3D viewer (``/runs/<id>/viewer``, tcab.web3d): each
+animation played by name, one slider per caller joint driving the node
+build.py tagged with it (``extras.tcab_joint``, see tcab/blender/export.py).
 
 Only names are checked here (a regular file, no link); the bytes are served
 by the view's ``/runs/<id>/raw/`` route, confined to the run's folder.
@@ -14,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from tcab.blender.config import MODEL as GLB
 from tcab.testtypes.asset_blender import REGENERATED_DIR
 
 if TYPE_CHECKING:
@@ -35,14 +39,52 @@ def _summary(folder: Path | None, present) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def model_file(folder: Path) -> str | None:
+    """The run-folder relative .glb the viewer turns: the run's own character."""
+    from tcab.testtypes.asset_files import TREE_DIR, present
+
+    rel = f"{TREE_DIR}/{GLB}"
+    return rel if present(folder, rel) else None
+
+
+def viewer_meta(case: CaseVersion) -> dict[str, Any]:
+    """What the viewer shows beside the character: the required animations and
+    one slider per declared caller joint. ``tagged``: the viewer finds the
+    node by its ``tcab_joint`` name (not by part) and poses it from its rest
+    transform; a rotation's bounds are degrees in the manifest, radians here."""
+    import math
+
+    section = case.section
+    joints = []
+    for j in section.joints:
+        unit = math.radians if j.kind == "rotation" else float
+        joints.append({"name": j.name, "kind": j.kind, "axis": j.axis, "tagged": True,
+                       "min": unit(j.min), "max": unit(j.max), "rest": unit(j.rest)})
+    return {"title": case.name, "joints": joints,
+            "animations": [{"name": a.name, "loop": a.loop, "auto_play": a.auto_play} for a in section.animations]}
+
+
+def _viewable(folder: Path | None, rel: str) -> bool:
+    """The viewer can carry the glb: a regular file within MAX_VIEW_GLB (a
+    larger one is still linked for download, just not turned here)."""
+    from tcab.testtypes.asset_files import present
+    from tcab.web3d import MAX_VIEW_GLB
+
+    try:
+        return folder is not None and present(folder, rel) and (folder / rel).lstat().st_size <= MAX_VIEW_GLB
+    except OSError:  # gone since present() looked
+        return False
+
+
 def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dict[str, Any]:
     from tcab.testtypes.asset_files import TREE_DIR, present
 
-    section = case.section
+    known = run.get("variant") in [v.slug for v in case.variants]
+    section = case.section.for_variant(case.variant(run["variant"] if known else None))
     base = f"/runs/{quote(run_id, safe='')}/raw/"
     regenerated = f"{REGENERATED_DIR}/model.png"
     preview = f"{TREE_DIR}/{section.preview}"
-    glb = f"{TREE_DIR}/character.glb"
+    glb = f"{TREE_DIR}/{GLB}"
     turn = f"{REGENERATED_DIR}/turntable.png"
     frames = [{"frame": "character",
                "regenerated": base + regenerated if present(folder, regenerated) else None,
@@ -56,7 +98,8 @@ def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dic
     exports = {name: base + rel for name, rel in (("character.glb", glb), ("turntable.png", turn))
                if present(folder, rel)}
     return {"asset_frames": frames, "asset_sequences": [], "asset_width": 512, "asset_exports": exports,
-            "blender": {"animations": animations, "joints": joints, "gaps": summary.get("gaps", []),
+            "blender": {"box": f"{section.width}×{section.height}×{section.depth}", "animations": animations, "joints": joints, "gaps": summary.get("gaps", []),
                         "provenance": summary.get("provenance", ""),
                         "glb": base + glb if present(folder, glb) else None,
+                        "viewer": f"/runs/{quote(run_id, safe='')}/viewer" if _viewable(folder, glb) else None,
                         "turntable": base + turn if present(folder, turn) else None}}

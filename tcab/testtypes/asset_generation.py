@@ -150,6 +150,10 @@ class AssetGeneration(TestType):
         if kind in VOXEL_TOOLS:
             section: Any = _parse_voxel(p, kind)
             variants = variant_volume
+        elif kind == "blender-character":
+            from tcab.testtypes.asset_blender_manifest import variant_bounds
+
+            section, variants = _parse(p), variant_bounds
         else:
             section, variants = _parse(p), refuse_variant_volume(kind)
         return ParsedSection(section, lambda scopes: _no_views(p.source, scopes),
@@ -159,7 +163,7 @@ class AssetGeneration(TestType):
         if isinstance(case.section, VoxelSection):
             return {"voxel": case.section.volume_for(variant).context()}
         if getattr(case.section, "blender", False):
-            return case.section.template_context()
+            return case.section.for_variant(variant).template_context()
         return {}
 
     def run_image_for(self, case: CaseVersion) -> str:
@@ -184,7 +188,7 @@ class AssetGeneration(TestType):
         if getattr(case.section, "blender", False):
             from tcab.testtypes.asset_blender import seed_entries as blender_seed
 
-            return blender_seed(case.section)
+            return blender_seed(case.section.for_variant(variant))
         return seed_entries(case.section)
 
     def watch_setup(self, case: CaseVersion, variant: Variant, workspace: Path, live: LiveEndpoint) -> None:
@@ -402,7 +406,8 @@ def _parse(p: SectionInput) -> AssetSection:
     sheet = kind == "sprite-sheet"
     for key in ("voxel", "model"):
         if key in p.data:
-            f.problem(key, f"only a voxel case declares [{key}] (asset_kind is {show(kind)})")
+            f.problem(key, f"a {kind or 'asset'} case has no [{key}]: only the 3D kinds "
+                      "(voxel-model, voxel-animation, blender-character) declare it")
     out: dict[str, Any] = {"kind": kind}
     frames: tuple[int, ...] | None = ()
     sequences: tuple[SheetSequence, ...] = ()

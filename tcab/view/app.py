@@ -415,21 +415,27 @@ def create_app(config: ViewConfig) -> Starlette:
         return _raw(confined(folder, rel))
 
     def run_viewer(request: Request):
-        # A voxel run's model turned in three.js (tcab.web3d): one page carrying the .glb.
+        # A voxel run's model or a Blender run's character turned in three.js
+        # (tcab.web3d): one page carrying the .glb.
         from tcab.reading import read_bytes
+        from tcab.testtypes import asset_blender_view, asset_voxel_view
         from tcab.testtypes.asset_voxel import VoxelSection
-        from tcab.testtypes.asset_voxel_view import model_file, viewer_meta
         from tcab.web3d import MAX_VIEW_GLB, viewer_page
 
         run_id = request.path_params["run_id"]
         row, folder = run_folder(run_id)
         case = _case(config.catalog_dir, row["case_slug"], row["case_version"]) if row else None
-        rel = model_file(case, folder) if case is not None and folder is not None and \
-            isinstance(case.section, VoxelSection) else None
-        if rel is None:
+        rel = meta = None
+        if case is not None and folder is not None and isinstance(case.section, VoxelSection):
+            rel = asset_voxel_view.model_file(case, folder)
+            meta = asset_voxel_view.viewer_meta(case, folder) if rel else None
+        elif case is not None and folder is not None and getattr(case.section, "blender", False):
+            rel = asset_blender_view.model_file(folder)
+            meta = asset_blender_view.viewer_meta(case) if rel else None
+        if rel is None or meta is None:
             raise NotFound(f"run {run_id} has no 3D model to view")
-        page = viewer_page(read_bytes(confined(folder, rel), MAX_VIEW_GLB, follow=False, what="model"),
-                           viewer_meta(case, folder))
+        # Over MAX_VIEW_GLB or a link: ReadRefused, the app's OSError page.
+        page = viewer_page(read_bytes(confined(folder, rel), MAX_VIEW_GLB, follow=False, what="model"), meta)
         return Response(page.html, media_type="text/html", headers={"Content-Security-Policy": page.policy})
 
     def web3d(request: Request):

@@ -125,3 +125,87 @@ def test_a_2d_case_declares_no_3d_table(tmp_path, table) -> None:
     _edit(root, "[canvas]", table + "\n[canvas]")
     key = table[1:table.index("]")]
     assert any(f"{key}: a sprite case has no [{key}]" in p for p in problems(root)), problems(root)
+
+
+def _variant(root, slug: str, body: str) -> None:
+    (root / f"variants/{slug}.toml").write_text(f'slug = "{slug}"\nname = "{slug.title()}"\n{body}')
+    _edit(root, 'variants = ["variants/base.toml"]', f'variants = ["variants/base.toml", "variants/{slug}.toml"]')
+
+
+def test_a_variants_own_box_reaches_the_config_the_prompt_and_scoring(tmp_path) -> None:
+    from tcab.catalog import load_version
+
+    root = _copy(SIEGE, tmp_path)
+    _variant(root, "giant", '\n[voxel]\nwidth = 60\nheight = 120\ndepth = 50\nbackground = "#102030"\n')
+    case, found = load_version(root)
+    assert found == [] and case is not None, found
+    assert check_case(case) == []
+    giant, base = case.variant("giant"), case.variant("base")
+    section = case.section.for_variant(giant)
+    assert (section.width, section.height, section.depth, section.background) == (60, 120, 50, "#102030")
+    assert case.section.for_variant(base) is case.section  # the base keeps the case's box
+    config = json.loads({e.dest: e.data for e in plan_seed(case, giant)}["blender.config.json"])
+    assert config["bounds"] == {"width": 60, "height": 120, "depth": 50} and config["background"] == "#102030"
+    base_config = json.loads({e.dest: e.data for e in plan_seed(case, base)}["blender.config.json"])
+    assert base_config["bounds"] == {"width": 24, "height": 48, "depth": 20}
+    assert "60x120x50 bounding box" in render_prompt(case, giant)
+    assert "24x48x20 bounding box" in render_prompt(case, base)
+    # what scoring rebuilds with: the variant's config (tcab.tasks.regenerate passes for_variant's section)
+    assert json.loads(section.config())["bounds"]["height"] == 120
+
+
+@pytest.mark.parametrize(("body", "key", "message"), [
+    ("width = 1000000\nheight = 8\ndepth = 8\n", "width", f"expected at most {MAX_BOUND} world units"),
+    ("width = 8\nheight = 0\ndepth = 8\n", "height", "expected a positive integer"),
+    ("width = 8\nheight = 8\n", "depth", "missing required key"),
+    ('width = 8\nheight = 8\ndepth = 8\nbackground = "teal"\n', "background", "expected 'transparent'"),
+    ("width = 8\nheight = 8\ndepth = 8\nspin = 1\n", "spin", ""),
+], ids=["volume-1e6", "zero-height", "missing-depth", "background", "unknown-key"])
+def test_a_bad_variant_box_is_named_with_its_file_and_line(tmp_path, body, key, message) -> None:
+    root = _copy(SIEGE, tmp_path)
+    _variant(root, "giant", "\n[voxel]\n" + body)
+    found = problems(root)
+    lines = (root / "variants/giant.toml").read_text().splitlines()
+    at = [f":{i}" for i, text in enumerate(lines, 1) if text.startswith(f"{key} =")]
+    where = f"giant.toml{at[0] if at else ''}: "  # a missing key has no line of its own
+    assert any(where in p and f"[voxel].{key}: " in p and message in p for p in found), found
+
+
+def test_scoring_a_variant_run_uses_its_box(tmp_path, blender_runtime, scout_glb) -> None:
+    """What the regenerate task calls: the variant's background in the redrawn
+    preview, its box in summary.json and in the config the provenance
+    rebuild runs with (tin-scout's build.py scales to the box's height), in
+    a real container of the Blender image."""
+    from PIL import Image
+
+    from tcab.catalog import load_version
+    from tcab.testtypes.asset_blender import score_blender, score_run
+    from tcab.testtypes.asset_blender_view import panel
+    from tests.blender.support import REFERENCE_BUILD
+    from tests.support.settings import tmp_settings
+
+    root = tmp_path / "cat/asset-generation/medium/tin-scout/v1.0.0"
+    shutil.copytree(TIN_SCOUT, root)
+    _variant(root, "giant", '\n[voxel]\nwidth = 48\nheight = 96\ndepth = 32\nbackground = "#102030"\n')
+    case, found = load_version(root)
+    assert found == [] and case is not None, found
+    runs = {}
+    for slug in ("giant", "base"):
+        run_dir = tmp_path / slug
+        (run_dir / "work").mkdir(parents=True)
+        (run_dir / "work/character.glb").write_bytes(scout_glb)
+        (run_dir / "work/build.py").write_bytes(REFERENCE_BUILD.read_bytes())
+        runs[slug] = run_dir
+    settings = tmp_settings(tmp_path)
+    score = score_run(settings, blender_runtime, case, "giant", "giant-1", runs["giant"])
+    assert score.status == "regenerated"
+    summary = json.loads((runs["giant"] / "regenerated/summary.json").read_text())
+    assert summary["box"] == {"width": 48, "height": 96, "depth": 32}
+    assert summary["provenance"] == "provenance: the rebuild matches (meshes, skin, animation names)"
+    base = score_blender(case.section.for_variant(case.variant("base")), runs["base"] / "work", runs["base"],
+                         lambda section, script: (scout_glb, ""))
+    assert base.status == "regenerated"
+    assert json.loads((runs["base"] / "regenerated/summary.json").read_text())["box"]["height"] == 48
+    corner = {slug: Image.open(d / "regenerated/model.png").convert("RGB").getpixel((0, 0)) for slug, d in runs.items()}
+    assert corner == {"giant": (0x10, 0x20, 0x30), "base": (0x1D, 0x23, 0x30)}
+    assert panel(case, {"variant": "giant"}, runs["giant"], "giant-1")["blender"]["box"] == "48×96×32"

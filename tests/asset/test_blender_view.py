@@ -6,11 +6,15 @@ the provenance note, and the ``overall`` rating through the review form."""
 from __future__ import annotations
 
 import re
+import urllib.error
 import urllib.request
+
+import pytest
 
 from tcab.results import open_db, record_run
 from tcab.testtypes.asset_blender import score_blender
 from tcab.testtypes.asset_view import panel
+from tcab.web3d import THREE
 from tests.blender.support import REFERENCE_BUILD, SIEGE, load
 from tests.support.original import ORIGINAL
 from tests.support.paths import REPO
@@ -112,3 +116,83 @@ def test_tcab_asset_export_copies_the_glb_and_the_turntable(tmp_path, scout_glb)
     (run_dir / "regenerated/turntable.png").unlink()
     result = run_tcab(settings, "asset", "export", RUN_ID, "--out", str(tmp_path / "out2"))
     assert result.returncode == 2 and "turntable.png: missing" in result.stderr
+
+
+@pytest.mark.timeout(300)
+def test_the_viewer_turns_the_character_plays_its_animations_and_poses_its_joint(tmp_path, monkeypatch,
+                                                                                 scout_glb) -> None:
+    """The glb tcab-blend built, in real Chromium: three.js from the app, each
+    glb animation a button by name, the caller joint a slider that turns the
+    bone build.py tagged ``aim_pitch``; nothing requested outside the app."""
+    if not THREE.is_dir():
+        pytest.fail("three.js is not installed: make node-deps (npm ci --prefix tcab/web3d/node)")
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    _, settings, run_dir = _run(tmp_path, scout_glb)
+    db = open_db(settings.results_db)
+    try:
+        record_run(db, run_row(RUN_ID, case_slug="siege-rifleman", case_type="asset-generation"), [])
+    finally:
+        db.close()
+    with view_server(settings) as url:
+        page = urllib.request.urlopen(f"{url}/runs/{RUN_ID}", timeout=10).read().decode()
+        assert f'src="/runs/{RUN_ID}/viewer"' in page and 'sandbox="allow-scripts"' in page
+        viewer = urllib.request.urlopen(f"{url}/runs/{RUN_ID}/viewer", timeout=10)
+        assert "script-src 'self' 'sha256-" in viewer.headers["Content-Security-Policy"]
+
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                        args=["--use-gl=swiftshader", "--enable-unsafe-swiftshader"])
+            try:
+                tab = browser.new_page()
+                problems: list[str] = []
+                outside: list[str] = []
+                tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+                tab.on("request", lambda r: outside.append(r.url) if not r.url.startswith((url, "data:", "blob:"))
+                       else None)
+                tab.goto(f"{url}/runs/{RUN_ID}/viewer")
+                tab.wait_for_function("window.tcabViewer && window.tcabViewer.ready", timeout=60_000)
+                state = tab.evaluate("window.tcabViewer")
+                assert {"idle", "run", "fire", "death"} <= set(state["animations"]), state
+                assert state["joints"] == ["aim_pitch"]  # found by its tcab_joint tag
+                tab.locator("button", has_text="play run").click()
+                assert tab.evaluate("window.tcabViewer.playing") == "run"
+                tab.locator("button", has_text="stop").click()
+                slider = tab.locator("input[type=range]")
+                assert slider.count() == 1 and "aim_pitch" in tab.inner_text("#controls")
+                slider.fill("0.4")
+                posed = tab.evaluate("window.tcabViewer.posed")["aim_pitch"]  # radians: the manifest's +-30 degrees
+                assert posed["value"] == pytest.approx(0.4, abs=0.01) and posed["turned"] == pytest.approx(posed["value"])
+                tab.wait_for_timeout(300)
+                tab.screenshot(path=str(tmp_path / "viewer.png"))
+                assert problems == [] and outside == [], (problems, outside)
+            finally:
+                browser.close()
+
+
+def test_the_viewer_refuses_a_linked_or_oversized_character(tmp_path, monkeypatch, scout_glb) -> None:
+    from tcab.web3d import MAX_VIEW_GLB
+
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    _, settings, run_dir = _run(tmp_path, scout_glb)
+    db = open_db(settings.results_db)
+    try:
+        record_run(db, run_row(RUN_ID, case_slug="siege-rifleman", case_type="asset-generation"), [])
+    finally:
+        db.close()
+    glb = run_dir / "work/character.glb"
+    with view_server(settings) as url:
+        glb.unlink()
+        glb.symlink_to("/etc/passwd")
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(f"{url}/runs/{RUN_ID}/viewer", timeout=10)
+        assert err.value.code == 404
+        glb.unlink()
+        with glb.open("wb") as out:  # sparse: over the bound without writing it
+            out.truncate(MAX_VIEW_GLB + 1)
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(f"{url}/runs/{RUN_ID}/viewer", timeout=10)
+        assert err.value.code == 404 and "larger than" in err.value.read().decode()
+        page = urllib.request.urlopen(f"{url}/runs/{RUN_ID}", timeout=10).read().decode()
+        assert f'src="/runs/{RUN_ID}/viewer"' not in page and "over the 3D viewer's size limit" in page

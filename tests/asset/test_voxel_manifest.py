@@ -126,7 +126,7 @@ def test_a_variants_bad_volume_is_refused_naming_the_variant_file(tmp_path) -> N
 def test_a_2d_case_never_declares_voxel_nor_its_variants(tmp_path) -> None:
     root = copy(ICONS, tmp_path)
     edit(root, "[canvas]", "[voxel]\nwidth = 4\nheight = 4\ndepth = 4\n\n[canvas]")
-    assert any("voxel: only a voxel case declares [voxel]" in p for p in problems(root))
+    assert any("voxel: a sprite case has no [voxel]: only the 3D kinds" in p for p in problems(root))
     root = copy(ICONS, tmp_path / "v")
     (root / "variants/base.toml").write_text((root / "variants/base.toml").read_text()
                                              + "\n[voxel]\nwidth = 4\nheight = 4\ndepth = 4\n")

@@ -24,7 +24,7 @@ const orbit = new OrbitControls(camera, canvas);
 const clock = new THREE.Clock();
 let mixer = null;
 let turntable = false;
-const state = { ready: false, playing: null, animations: [], joints: [] };
+const state = { ready: false, playing: null, animations: [], joints: [], posed: {} };
 window.tcabViewer = state; // read by the tests
 
 function resize() {
@@ -70,8 +70,9 @@ new GLTFLoader().parse(bytes(meta.glb), '', (gltf) => {
   button('stop', () => { mixer.stopAllAction(); state.playing = null; });
   button('turntable', () => { turntable = !turntable; orbit.autoRotate = turntable; });
   for (const joint of meta.joints || []) {
-    const node = model.getObjectByName(joint.part);
+    const node = joint.tagged ? tagged(model, joint.name) : model.getObjectByName(joint.part);
     if (!node) continue;
+    if (joint.tagged) node.userData.tcabRest = { q: node.quaternion.clone(), p: node.position.clone() };
     const label = document.createElement('label');
     label.textContent = `${joint.name} `;
     const slider = document.createElement('input');
@@ -98,9 +99,33 @@ function play(clip, declared) {
   state.playing = clip.name;
 }
 
-// A caller joint turns its part about the joint's pivot (or slides it along its axis).
+// A Blender character's caller joint: the node build.py tagged with
+// extras.tcab_joint (GLTFLoader keeps extras as userData; Blender may
+// export the property as a JSON string).
+function tagged(model, name) {
+  let found = null;
+  model.traverse((node) => {
+    let tag = node.userData && node.userData.tcab_joint;
+    if (typeof tag === 'string') {
+      try { tag = JSON.parse(tag); } catch (e) { tag = null; }
+    }
+    if (!found && tag && tag.name === name) found = node;
+  });
+  return found;
+}
+
+// A caller joint turns its part about the joint's pivot (or slides it along
+// its axis); a tagged bone turns (or slides) from its rest transform, in its
+// own frame.
 function pose(node, joint, value) {
   const axis = new THREE.Vector3(joint.axis === 'x' ? 1 : 0, joint.axis === 'y' ? 1 : 0, joint.axis === 'z' ? 1 : 0);
+  const rest = node.userData.tcabRest;
+  if (rest) {
+    if (joint.kind === 'translation') node.position.copy(rest.p).add(axis.multiplyScalar(value));
+    else node.quaternion.copy(rest.q).multiply(new THREE.Quaternion().setFromAxisAngle(axis, value));
+    state.posed[joint.name] = { value, turned: node.quaternion.angleTo(rest.q), moved: node.position.distanceTo(rest.p) };
+    return;
+  }
   if (joint.kind === 'translation') {
     node.position.copy(axis.multiplyScalar(value));
     return;
