@@ -142,7 +142,8 @@ class Progress:
         """Erase the terminal's line and print the styled line on it (rich crops it to the width)."""
         from rich.text import Text
 
-        text = Text("progress: ", style="bold")
+        text = Text()  # Text("...", style=) would make the style the whole line's
+        text.append("progress: ", style="bold")
         for i, (part, style) in enumerate(self.parts()):
             if i:
                 text.append(" · ", style="dim")

@@ -71,7 +71,8 @@ def test_the_terminal_line_is_rich_styled_erased_before_doit_writes_and_left_sta
     clock.now = 2
     p.finished("harness_error")
     drawn = out.getvalue()
-    assert drawn.startswith("\r\x1b[2K") and "\x1b[" in drawn.replace("\x1b[2K", ""), "styled by rich"
+    assert drawn.startswith("\r\x1b[2K") and "\x1b[31mfailed: harness_error 1" in drawn, "styled by rich"
+    assert "\x1b[2m · " in drawn, "each part has its own style, none the whole line's"
     plain = re.sub(r"\x1b\[[0-9;]*m", "", drawn)
     assert plain.rsplit("\r\x1b[2K", 1)[1] == p.line(), "the last drawing is the whole line"
     assert "failed: harness_error 1" in plain and "$0.40 spent" in plain and "\n" not in drawn
