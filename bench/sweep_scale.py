@@ -1,16 +1,23 @@
-"""A 2,000-run sweep with concurrency caps on, against the same sweep with caps off, in one run.
+"""A 2,000-run sweep with concurrency caps and progress on, against the same sweep with both off, in one run.
 
 A synthetic plan (the task tests' ``mini`` case, 2 variants x 4 harnesses x
 250 repeats) whose runs do nothing (the null executors of bench/doit_noop.py:
 above the runtime layer, a session that is ``true``). The capped plan puts
 a cap on every harness, on the one model and on the secret every harness
 uses, so each run takes three slots (tcab/tasks/slots.py); the uncapped plan
-has no ``concurrency`` key. Each trial makes both projects afresh and runs a
+has no ``concurrency`` key. Five configurations: ``off`` (no caps,
+``TCAB_PROGRESS=0``: the baseline), ``off+tty`` (the same on a terminal: the
+baseline of ``caps+tty``, since doit itself writes line by line to a
+terminal and in blocks to a pipe), ``caps`` (caps, progress off),
+``caps+plain`` (caps, progress on with doit's output a pipe: the plain
+``progress:`` lines a CI log gets) and ``caps+tty`` (caps, progress on with
+doit's output a pseudo-terminal of 160 columns: the line rich redraws,
+tcab/tasks/progress.py). Each trial makes the projects afresh and runs a
 full sweep of each with ``doit -n WORKERS`` (a fresh process, as a user types
-it), interleaved so machine noise hits both alike. Prints the medians and
-the ratio of CPU and of wall time (target: at most 1.05x). Both record ``run_attempts`` (always on).
-
-Progress (issue 26 item 4) belongs to another branch and is not measured here.
+it), interleaved in a rotating order so machine noise hits all alike. Prints
+the medians, and the median over trials of each trial's ratio of CPU and of
+wall time against its baseline (paired: the load of a shared machine drifts
+between trials more than the configurations differ; target: at most 1.05x). All record ``run_attempts`` (always on).
 
     python bench/sweep_scale.py [--repeats 250] [--trials 3] [--workers 2]
 """
@@ -37,7 +44,7 @@ sys.path.insert(0, {bench!r})
 from sweep_scale import keyed_null_executors
 from tcab.tasks import load_sweep
 
-_sweep = load_sweep(None, root={root!r}, executors=keyed_null_executors(), env={{}})
+_sweep = load_sweep(None, root={root!r}, executors=keyed_null_executors(), env={env!r})
 import gc; gc.freeze()  # as dodo.py does
 DOIT_CONFIG = _sweep.doit_config
 task_seed = _sweep.task_seed
@@ -66,7 +73,16 @@ def keyed_null_executors():
     return dataclasses.replace(null_executors(), harness=lambda slug, s: HarnessInfo(slug, secrets=("BENCH_KEY",)))
 
 
-def make_project(base: Path, name: str, repeats: int, capped: bool) -> Path:
+CONFIGS = {  # label: (caps, progress, doit's output a terminal)
+    "off": (False, False, False),
+    "off+tty": (False, False, True),
+    "caps": (True, False, False),
+    "caps+plain": (True, True, False),
+    "caps+tty": (True, True, True),
+}
+
+
+def make_project(base: Path, name: str, repeats: int, capped: bool, progress: bool) -> Path:
     root = base / name
     shutil.copytree(FIXTURE, root / "test-cases")
     (root / "harnesses").mkdir()
@@ -77,21 +93,60 @@ def make_project(base: Path, name: str, repeats: int, capped: bool) -> Path:
         f"name: scale\nreport: no\nruns:\n  - cases:\n      - case: mini\n        variants: all\n"
         f"    harnesses:\n{hs}    repeats: {repeats}\n" + (CAPS if capped else "")
     )
-    (root / "dodo.py").write_text(DODO.format(bench=str(ROOT / "bench"), root=str(root)))
+    env = {} if progress else {"TCAB_PROGRESS": "0"}
+    (root / "dodo.py").write_text(DODO.format(bench=str(ROOT / "bench"), root=str(root), env=env))
     return root
 
 
-def sweep(root: Path, workers: int) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of doit and its workers) of one full sweep."""
+def sweep(root: Path, workers: int, tty: bool) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of doit and its workers, its output) of one full sweep."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "doit", "-f", "dodo.py", "-n", str(workers)], cwd=root,
-                          capture_output=True, text=True)
+    argv = [sys.executable, "-m", "doit", "-f", "dodo.py", "-n", str(workers)]
+    if tty:
+        out, err, code = on_terminal(argv, root)
+    else:
+        proc = subprocess.run(argv, cwd=root, capture_output=True, text=True)
+        out, err, code = proc.stdout, proc.stderr, proc.returncode
     elapsed = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0 or " 0 failed" not in proc.stdout:
-        raise SystemExit(f"the sweep failed in {root}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if code != 0 or " 0 failed" not in out:
+        raise SystemExit(f"the sweep failed in {root}:\n{out[-3000:]}\n{err[-3000:]}")
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out
+
+
+def on_terminal(argv: list[str], cwd: Path) -> tuple[str, str, int]:
+    """Run argv with its stdout a pseudo-terminal (160 columns), read as it writes."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+    import threading
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=slave, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the terminal's other end closed
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    err = proc.stderr.read().decode(errors="replace")
+    code = proc.wait()
+    reader.join(timeout=10)
+    os.close(master)
+    return b"".join(chunks).decode(errors="replace"), err, code
 
 
 def main() -> None:
@@ -101,36 +156,82 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
     runs = 2 * len(HARNESSES) * args.repeats
-    times: dict[str, list[tuple[float, float]]] = {"caps on": [], "caps off": []}
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in CONFIGS}
     slots_seen = 0
+    progress_seen: dict[str, int] = {}
+    labels = list(CONFIGS)
     for trial in range(args.trials):
         with tempfile.TemporaryDirectory(prefix="tcab-bench-scale-") as tmp:
             base = Path(tmp)
-            order = (("caps on", True), ("caps off", False))
-            for label, capped in order if trial % 2 == 0 else order[::-1]:
-                root = make_project(base, label.replace(" ", "-"), args.repeats, capped)
-                times[label].append(sweep(root, args.workers))
+            for label in labels[trial % len(labels):] + labels[:trial % len(labels)]:
+                capped, progress, tty = CONFIGS[label]
+                root = make_project(base, label.replace("+", "-"), args.repeats, capped, progress)
+                wall, cpu, out = sweep(root, args.workers, tty)
+                times[label].append((wall, cpu))
+                progress_seen[label] = out.count("progress: ")
                 if capped:
                     slots_seen = len(list((root / "results" / "sweep" / ".slots").iterdir()))
     if slots_seen == 0:
         raise SystemExit("the capped sweep took no slots: nothing was measured")
+    if progress_seen["caps+plain"] == 0 or progress_seen["caps+tty"] == 0 or progress_seen["off"]:
+        raise SystemExit(f"progress lines not expected or missing: {progress_seen}")
     wall = {k: statistics.median(w for w, _ in v) for k, v in times.items()}
     cpu = {k: statistics.median(c for _, c in v) for k, v in times.items()}
     print(f"runs per sweep: {runs} (null sessions), doit -n {args.workers}, {args.trials} trials, "
-          f"{slots_seen} slot files in the capped sweep")
+          f"{slots_seen} slot files in a capped sweep; progress lines drawn: "
+          f"{progress_seen['caps+plain']} plain, {progress_seen['caps+tty']} on the terminal")
     for k, v in times.items():
-        print(f"  {k:<9} median {wall[k]:.2f}s wall / {cpu[k]:.2f}s CPU  "
+        print(f"  {k:<10} median {wall[k]:.2f}s wall / {cpu[k]:.2f}s CPU  "
               f"({', '.join(f'{w:.2f}/{c:.2f}' for w, c in v)})  {1000 * wall[k] / runs:.2f} ms/run")
     # A sweep's wall time here is mostly fsync of its targets on a disk shared
     # with other work; CPU is the steadier figure of what the caps cost.
-    print(f"ratio caps on / caps off: {cpu['caps on'] / cpu['caps off']:.3f}x CPU, "
-          f"{wall['caps on'] / wall['caps off']:.3f}x wall (target <= 1.05x)")
+    for k, base in (("caps", "off"), ("caps+plain", "off"), ("caps+tty", "off+tty"), ("caps+tty", "off")):
+        rc = statistics.median(c / b for (_, c), (_, b) in zip(times[k], times[base], strict=True))
+        rw = statistics.median(w / b for (w, _), (b, _) in zip(times[k], times[base], strict=True))
+        print(f"ratio {k} / {base}: {rc:.3f}x CPU, {rw:.3f}x wall (median of the trials' ratios; target <= 1.05x)")
+    per_run = cpu["off"] / runs
     # The sweeps' figures move by 30% with a shared machine's load; the caps'
     # own cost, taken alone in this process, is the steadier answer.
     per_hold = hold_cost(runs)
-    per_run = cpu["caps off"] / runs
     print(f"the slots alone: {per_hold * 1e6:.0f} us per run (three caps taken and released), "
           f"{100 * per_hold / per_run:.1f}% of a null run's {per_run * 1e3:.2f} ms CPU")
+    plain, live, draw = progress_cost(runs, False), progress_cost(runs, True), draw_cost()
+    print(f"the progress line alone: {plain * 1e6:.1f} us per run plain, {live * 1e6:.1f} us on a terminal "
+          f"(events and erases, redraws throttled), {draw * 1e6:.0f} us per terminal redraw "
+          f"(at most 10 a second: {draw * 10 * 100:.2f}% of a core; unthrottled, two per run would be "
+          f"{100 * 2 * draw / per_run:.1f}% of a null run)")
+
+
+def progress_cost(n: int, live: bool) -> float:
+    """Seconds of CPU per run of the progress line: a run's two events, doit's line erased before each."""
+    import io
+
+    from tcab.tasks.progress import Progress
+
+    p = Progress(n, io.StringIO(), live=live, width=160)
+    started = time.process_time()
+    for _ in range(n):
+        p.clear()
+        p.started()
+        p.clear()
+        p.finished("completed")
+    p.close()
+    return (time.process_time() - started) / n
+
+
+def draw_cost(n: int = 500) -> float:
+    """Seconds of CPU of one terminal redraw of a full line (rich: a styled Text, cropped)."""
+    import io
+
+    from tcab.tasks.progress import Progress
+
+    p = Progress(2000, io.StringIO(), live=True, width=160, spent=lambda: "$12.34")
+    p.done = p.finished_here = 700
+    p.statuses.update(completed=650, harness_error=40, infrastructure=10)
+    started = time.process_time()
+    for _ in range(n):
+        p._draw(end="")
+    return (time.process_time() - started) / n
 
 
 def hold_cost(n: int) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 
 import pytest
 
@@ -58,6 +59,54 @@ def test_a_terminal_gets_one_redrawn_line():
     p.close()
     text = out.getvalue()
     assert text.count("\r\x1b[2K") >= 2 and text.endswith("\n") and text.count("\n") == 1
+
+
+def test_the_terminal_line_is_rich_styled_erased_before_doit_writes_and_left_standing_at_the_end():
+    clock = Clock()
+    out = io.StringIO()
+    p = Progress(3, out, live=True, clock=clock, spent=lambda: "$0.40", width=200)
+    p.started()
+    clock.now = 1
+    p.finished("completed")
+    clock.now = 2
+    p.finished("harness_error")
+    drawn = out.getvalue()
+    assert drawn.startswith("\r\x1b[2K") and "\x1b[31mfailed: harness_error 1" in drawn, "styled by rich"
+    assert "\x1b[2m · " in drawn, "each part has its own style, none the whole line's"
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", drawn)
+    assert plain.rsplit("\r\x1b[2K", 1)[1] == p.line(), "the last drawing is the whole line"
+    assert "failed: harness_error 1" in plain and "$0.40 spent" in plain and "\n" not in drawn
+    p.clear()  # doit writes a line of its own: the live line goes first
+    assert out.getvalue()[len(drawn):] == "\r\x1b[2K"
+    p.close()
+    tail = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue()).rsplit("\r\x1b[2K", 1)[1]
+    assert tail == p.line() + "\n", "close() leaves the last line standing"
+    # Redraws are throttled: many events in one instant draw once.
+    before = out.getvalue().count("\r")
+    p2_out = io.StringIO()
+    p2 = Progress(1000, p2_out, live=True, clock=Clock(), width=200)
+    for _ in range(100):
+        p2.started()
+    assert p2_out.getvalue().count("\r") == 1 and before >= 4
+
+
+def test_a_long_line_is_cropped_to_the_terminal_never_wrapped():
+    out = io.StringIO()
+    p = Progress(5, out, live=True, clock=Clock(), width=40, spent=lambda: "$1,234.56")
+    p.started()
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue()).removeprefix("\r\x1b[2K")
+    assert len(shown) == 40 and shown.endswith("…") and "\n" not in shown
+
+
+def test_the_plain_line_is_unchanged_text_without_escapes():
+    out = io.StringIO()
+    p = Progress(1, out, live=False, clock=Clock())
+    p.started()
+    p.finished("completed")
+    p.close()
+    assert out.getvalue() == (
+        "progress: 0/1 runs (0.0%) · 1 running · 0s elapsed\n"
+        "progress: 1/1 runs (100.0%) · 0 running · completed 1/1 (100.0%) · 0s elapsed\n")
 
 
 @pytest.mark.parametrize("message,status", [
