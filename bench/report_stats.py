@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # `python3 bench/report_stats.py` (make bench) finds bench.report
 TARGET_RATIO = 1.5
 TARGET_S = 0.5
 PRICES = """\
