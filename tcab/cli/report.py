@@ -61,9 +61,7 @@ def report(settings: Settings, db_path: Path | None, case: str | None, variant: 
         report_table_keys,
         success_rule,
     )
-    from tcab.results.html import write_html
     from tcab.results.report import Filters, build_report, connect
-    from tcab.view.player import export_replay
 
     if as_json and as_csv:
         raise click.UsageError("--json and --csv are exclusive: choose one")
@@ -87,8 +85,13 @@ def report(settings: Settings, db_path: Path | None, case: str | None, variant: 
         result = build_report(conn, Filters(case=case, variant=variant, harness=harness),
                               database=str(path), type_columns=report_columns, type_table=report_table,
                               success_rule=success_rule)
-        written = write_html(result, conn, html_dir, path.parent, settings.catalog_dir,
-                                       export_replay=export_replay) if html_dir else None
+        written = None
+        if html_dir:
+            from tcab.results.html import write_html
+            from tcab.view.player import export_replay
+
+            written = write_html(result, conn, html_dir, path.parent, settings.catalog_dir,
+                                 export_replay=export_replay)
     finally:
         conn.close()
     if compare:

@@ -13,8 +13,10 @@ import datetime
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tcab.results.prices import PriceTable
+if TYPE_CHECKING:  # the report reads costs without parsing a price table
+    from tcab.results.prices import PriceTable
 
 
 @dataclass(frozen=True, slots=True)

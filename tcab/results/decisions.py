@@ -128,16 +128,38 @@ def item_states(db, run_id: str) -> dict[str, ItemState]:
     for item_id, rows in by_item.items():
         script = next((r for r in rows if r["source"] == "script" and r["current"]), None)
         override = next((r for r in rows if r["source"] == "override" and r["current"]), None)
-        state = (override or script or {}).get("verdict")
-        states[item_id] = ItemState(item_id, state, script, override, tuple(rows[:MAX_HISTORY]))
+        states[item_id] = ItemState(item_id, current_verdict(script, override), script, override,
+                                    tuple(rows[:MAX_HISTORY]))
     return states
 
 
-def checklist_score(weights: Mapping[str, float], states: Mapping[str, ItemState]) -> tuple[float, float, int]:
+def current_verdict(script: Mapping | None, override: Mapping | None) -> str | None:
+    """An item's state: a person's current override stands over the script's current verdict."""
+    return (override or script or {}).get("verdict")
+
+
+def current_verdicts(conn: sqlite3.Connection, runs_query: str, params: Sequence = ()) -> dict[str, dict[str, tuple]]:
+    """For every run id ``runs_query`` selects: item id -> (state, overridden), from
+    the current decisions alone, in one query (the report's checklists: no
+    history, outputs or logs are read)."""
+    found: dict[str, dict[str, dict[str, dict]]] = {}
+    for run_id, item_id, source, verdict in conn.execute(
+            f"""SELECT run_id, item_id, source, verdict FROM item_decisions
+                WHERE current = 1 AND run_id IN ({runs_query})""", params):
+        found.setdefault(run_id, {}).setdefault(item_id, {})[source] = {"verdict": verdict}
+    return {run_id: {item_id: (current_verdict(d.get("script"), d.get("override")), "override" in d)
+                     for item_id, d in items.items()}
+            for run_id, items in found.items()}
+
+
+def checklist_score(weights: Mapping[str, float], states: Mapping[str, ItemState | str | None]) -> tuple[float, float, int]:
     """``(score, max_score, decided)``: the weight of the items whose state is
-    pass, out of all items' weight, and how many items are decided (pass or fail)."""
-    score = sum(w for k, w in weights.items() if k in states and states[k].state == "pass")
-    decided = sum(1 for k in weights if k in states and states[k].state in ("pass", "fail"))
+    pass, out of all items' weight, and how many items are decided (pass or fail).
+
+    ``states`` maps an item to its :class:`ItemState` or its state alone."""
+    state = {k: getattr(v, "state", v) for k, v in states.items()}
+    score = sum(w for k, w in weights.items() if state.get(k) == "pass")
+    decided = sum(1 for k in weights if state.get(k) in ("pass", "fail"))
     return score, float(sum(weights.values())), decided
 
 
@@ -201,5 +223,5 @@ def _insert(db, run_id: str, item_id: str, source: str, verdict: str, material: 
     return int(cur.lastrowid)
 
 
-__all__ = ["MAX_LOG_TAIL", "DecisionOutput", "ItemState", "checklist_score", "item_states", "record_decision",
+__all__ = ["MAX_LOG_TAIL", "DecisionOutput", "ItemState", "checklist_score", "current_verdict", "current_verdicts", "item_states", "record_decision",
            "record_override"]

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from tcab.errors import ResultsError
-from tcab.results.decisions import checklist_score, item_states
 from tcab.results.schema import RUN_STATUSES, SCHEMA_VERSION
 
 
@@ -457,21 +456,28 @@ def _checklists(conn: sqlite3.Connection, filters: Filters):
     its variant's items as last recorded (review_items)."""
     where, params = _where(filters, "r", harness="r.harness")
     where += (" AND " if where else " WHERE ") + "r.id IN (SELECT DISTINCT run_id FROM item_decisions)"
-    weights: dict[tuple[str, str, str], dict[str, float]] = {}
-    for row in conn.execute(
+    runs = conn.execute(
         f"""SELECT r.case_slug, r.case_version, r.variant, r.id, r.harness, r.model FROM runs r{where}
-            ORDER BY r.case_slug, r.case_version, r.variant, r.started_at DESC, r.id""", params).fetchall():
+            ORDER BY r.case_slug, r.case_version, r.variant, r.started_at DESC, r.id""", params).fetchall()
+    if not runs:
+        return
+    # Imported only where there are checklists: most reports have none.
+    from tcab.results.decisions import checklist_score, current_verdicts
+
+    verdicts = current_verdicts(conn, f"SELECT r.id FROM runs r{where}", params)
+    weights: dict[tuple[str, str, str], dict[str, float]] = {}
+    for row in runs:
         key = tuple(row[:3])
         if key not in weights:
             weights[key] = dict(conn.execute(
                 "SELECT item_id, weight FROM review_items WHERE case_slug = ? AND case_version = ? AND variant = ?",
                 key).fetchall())
-        states = item_states(conn, row[3])
-        score, max_score, decided = checklist_score(weights[key], states)
+        states = verdicts.get(row[3], {})
+        score, max_score, decided = checklist_score(weights[key], {k: v[0] for k, v in states.items()})
         mine = [states[k] for k in weights[key] if k in states]
         yield key, ChecklistSummary(row[3], row[4], row[5], score, max_score, decided, len(weights[key]),
-                                    sum(1 for s in mine if s.state == "undecided"),
-                                    sum(1 for s in mine if s.override is not None))
+                                    sum(1 for state, _ in mine if state == "undecided"),
+                                    sum(1 for _, overridden in mine if overridden))
 
 
 def _baselines(conn: sqlite3.Connection, filters: Filters) -> dict[tuple[str, str], list]:
