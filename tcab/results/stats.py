@@ -83,6 +83,26 @@ def _quantile(ordered: Sequence[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
+def _draw(values: list[float], k: int, rng: random.Random) -> list[float]:
+    """``k`` values drawn uniformly with replacement from ``values``.
+
+    Up to 256 values (a report's cases per harness and model), each draw is
+    one random byte, kept when below the largest multiple of ``n`` (so every
+    index is equally likely) and reduced modulo ``n``: the rejection and the
+    reduction run inside ``bytes.translate``, not a Python loop per draw
+    (7 bootstraps of 15 cases: 26 -> 6 ms). More values use ``choices``."""
+    n = len(values)
+    if n > 256:
+        return rng.choices(values, k=k)
+    keep = 256 - 256 % n
+    reject, index = bytes(range(keep, 256)), bytes(i % n for i in range(256))
+    picked = bytearray()
+    while len(picked) < k:
+        # Enough bytes that one round nearly always suffices (at most half are rejected).
+        picked += rng.randbytes(2 * (k - len(picked)) + 64).translate(index, reject)
+    return list(map(values.__getitem__, picked[:k]))
+
+
 def bootstrap_mean(values: Sequence[float], resamples: int = RESAMPLES, seed: int = SEED,
                    confidence: float = 0.95) -> Interval | None:
     """The mean of ``values`` and its percentile bootstrap interval: ``resamples``
@@ -97,11 +117,8 @@ def bootstrap_mean(values: Sequence[float], resamples: int = RESAMPLES, seed: in
     mean = math.fsum(values) / n
     if n == 1 or min(values) == max(values):
         return Interval(mean, mean, mean)
-    # One draw of every resample at once: the same random stream as
-    # ``resamples`` draws of ``n`` (choices draws one value after another),
-    # without the per-call cost (55 -> 38 ms for 7 groups of 15 cases).
-    drawn = random.Random(seed).choices(values, k=n * resamples)
-    means = sorted(sum(drawn[i:i + n]) / n for i in range(0, n * resamples, n))
+    drawn = iter(_draw(values, n * resamples, random.Random(seed)))
+    means = sorted(total / n for total in map(sum, zip(*[drawn] * n)))  # consecutive groups of n
     alpha = (1 - confidence) / 2
     return Interval(mean, _quantile(means, alpha), _quantile(means, 1 - alpha))
 
