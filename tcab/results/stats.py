@@ -118,7 +118,7 @@ def bootstrap_mean(values: Sequence[float], resamples: int = RESAMPLES, seed: in
     if n == 1 or min(values) == max(values):
         return Interval(mean, mean, mean)
     drawn = iter(_draw(values, n * resamples, random.Random(seed)))
-    means = sorted(total / n for total in map(sum, zip(*[drawn] * n)))  # consecutive groups of n
+    means = sorted(total / n for total in map(sum, zip(*[drawn] * n, strict=True)))  # groups of n
     alpha = (1 - confidence) / 2
     return Interval(mean, _quantile(means, alpha), _quantile(means, 1 - alpha))
 
