@@ -120,3 +120,18 @@ def test_paired_interval_is_narrower_than_unpaired_for_correlated_cases():
     b = [x - 0.1 for x in a]
     p = paired(a, b)
     assert p.difference.low == pytest.approx(0.1) and p.difference.high == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 100, 255, 256, 300])
+def test_bootstrap_draws_every_value_equally_often(n):
+    """The byte draw (up to 256 values) rejects the bytes past the last whole
+    multiple of n: without it, n = 255 would draw index 0 twice as often."""
+    from collections import Counter
+
+    from tcab.results.stats import _draw
+
+    per = 400
+    counts = Counter(_draw(list(range(n)), per * n, random.Random(5)))
+    assert set(counts) == set(range(n))
+    sd = math.sqrt(per)
+    assert all(abs(c - per) < 5 * sd for c in counts.values()), counts.most_common(3)
