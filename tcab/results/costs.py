@@ -64,11 +64,11 @@ def group_costs(conn: sqlite3.Connection, where: str = "", params: Sequence = ()
     """The cost of each (case, version, variant, harness, model) that has priced runs.
 
     ``where``/``params`` restrict the runs (alias ``r``, as the report's filters)."""
-    # run_costs carries each run's group: a scan of idx_run_costs_report, no run lookups.
+    # One row per group and currency, kept by run_costs' triggers (0016): no scan of every run.
     return {tuple(row[:5]): GroupCost(row[5], float(row[6]), int(row[7]), int(row[8])) for row in conn.execute(
         f"""SELECT r.case_slug, r.case_version, r.variant, r.harness, r.model, max(r.currency),
-                   total(r.cost), total(r.priced = 1), total(r.priced = 0)
-            FROM run_costs r{where}
+                   total(r.cost), total(r.priced), total(r.unpriced)
+            FROM run_cost_totals r{where}
             GROUP BY 1, 2, 3, 4, 5""", params)}
 
 

@@ -201,7 +201,7 @@ def fill_statistics(conn: sqlite3.Connection, groups: dict, types: dict, success
     successes = success_counts(conn, [(t, r.runs) for t, r in rules.items() if r.runs], where, params)
     reviews = review_means(conn, where, params)
     similarity = similarity_means(conn, where, params) if _has_table(conn, "check_scores") else {}
-    costs = group_costs(conn, where, params) if _has_table(conn, "run_costs") else {}
+    costs = group_costs(conn, where, params) if _has_table(conn, "run_cost_totals") else {}
     rates: dict[tuple[str, str | None], list[float]] = {}
     for key, parts in groups.items():
         rule = rules.get(types.get(key[:2]))

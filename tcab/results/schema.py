@@ -694,6 +694,59 @@ _ASSET_VOXEL_PARTS = (
     )""",
 )
 
+# The report's cost per group kept up to date as runs are priced (as
+# player_totals keeps the standings): the report reads one row per group, not
+# a scan of every run's cost. A group is run_costs' own copy of the run's
+# (case, version, variant, harness, model) and its currency; model and
+# currency may be NULL, hence IS rather than a unique key. A replaced row
+# (INSERT OR REPLACE, as pricing writes) is first deleted here, so its
+# delete trigger subtracts it whether or not recursive triggers are on.
+_COST_GROUP = ("case_slug IS {row}.case_slug AND case_version IS {row}.case_version AND variant IS {row}.variant "
+               "AND harness IS {row}.harness AND model IS {row}.model AND currency IS {row}.currency")
+_COST_ADD = f"""
+        INSERT INTO run_cost_totals (case_slug, case_version, variant, harness, model, currency,
+                                     runs, priced, unpriced, cost)
+        SELECT NEW.case_slug, NEW.case_version, NEW.variant, NEW.harness, NEW.model, NEW.currency, 0, 0, 0, 0
+        WHERE NOT EXISTS (SELECT 1 FROM run_cost_totals WHERE {_COST_GROUP.format(row="NEW")});
+        UPDATE run_cost_totals SET runs = runs + 1, priced = priced + NEW.priced,
+            unpriced = unpriced + (NEW.priced = 0), cost = cost + coalesce(NEW.cost, 0)
+        WHERE {_COST_GROUP.format(row="NEW")};"""
+# Back to exactly 0 when no priced run is left (no float residue shown as a cost).
+_COST_SUB = f"""
+        UPDATE run_cost_totals SET runs = runs - 1, priced = priced - OLD.priced,
+            unpriced = unpriced - (OLD.priced = 0),
+            cost = CASE WHEN priced - OLD.priced <= 0 THEN 0 ELSE cost - coalesce(OLD.cost, 0) END
+        WHERE {_COST_GROUP.format(row="OLD")};
+        DELETE FROM run_cost_totals WHERE runs <= 0;"""
+_RUN_COST_TOTALS = (
+    "DROP INDEX idx_run_costs_report",  # the report's scan of every cost, which this table replaces
+    """
+    CREATE TABLE run_cost_totals (
+        case_slug TEXT NOT NULL,
+        case_version TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        harness TEXT NOT NULL,
+        model TEXT,
+        currency TEXT,
+        runs INTEGER NOT NULL,
+        priced INTEGER NOT NULL,
+        unpriced INTEGER NOT NULL,
+        cost REAL NOT NULL
+    )""",
+    "CREATE INDEX idx_run_cost_totals_group ON run_cost_totals (case_slug, case_version, variant, harness, model, "
+    "currency)",
+    "CREATE TRIGGER run_costs_bi BEFORE INSERT ON run_costs BEGIN "
+    "DELETE FROM run_costs WHERE run_id = NEW.run_id; END",
+    f"CREATE TRIGGER run_costs_ai AFTER INSERT ON run_costs BEGIN {_COST_ADD} END",
+    f"CREATE TRIGGER run_costs_ad AFTER DELETE ON run_costs BEGIN {_COST_SUB} END",
+    f"CREATE TRIGGER run_costs_au AFTER UPDATE ON run_costs BEGIN {_COST_SUB} {_COST_ADD} END",
+    """
+    INSERT INTO run_cost_totals
+    SELECT case_slug, case_version, variant, harness, model, currency, count(*), total(priced = 1),
+           total(priced = 0), total(cost)
+    FROM run_costs GROUP BY 1, 2, 3, 4, 5, 6""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_tables", _INITIAL),
     Migration("0002_report_indexes", _REPORT_INDEXES),
@@ -710,6 +763,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0013_run_attempts", _RUN_ATTEMPTS),
     Migration("0014_run_costs_and_check_scores", _RUN_COSTS_AND_CHECK_SCORES),
     Migration("0015_asset_voxel_parts", _ASSET_VOXEL_PARTS),
+    Migration("0016_run_cost_totals", _RUN_COST_TOTALS),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
