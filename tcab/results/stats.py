@@ -26,6 +26,8 @@ from dataclasses import dataclass
 Z95 = 1.959963984540054
 #: Resamples and seed of every bootstrap interval the report shows.
 RESAMPLES = 2000
+#: How many values a bootstrap draws at once (its memory: a list of this many floats).
+DRAW_BATCH = 1 << 16
 SEED = 0
 
 
@@ -117,8 +119,13 @@ def bootstrap_mean(values: Sequence[float], resamples: int = RESAMPLES, seed: in
     mean = math.fsum(values) / n
     if n == 1 or min(values) == max(values):
         return Interval(mean, mean, mean)
-    drawn = iter(_draw(values, n * resamples, random.Random(seed)))
-    means = sorted(total / n for total in map(sum, zip(*[drawn] * n, strict=True)))  # groups of n
+    rng, means = random.Random(seed), []
+    # Drawn in batches of about DRAW_BATCH values: memory stays flat however many cases.
+    per_batch = max(1, DRAW_BATCH // n)
+    for start in range(0, resamples, per_batch):
+        drawn = iter(_draw(values, n * min(per_batch, resamples - start), rng))
+        means += (total / n for total in map(sum, zip(*[drawn] * n, strict=True)))  # groups of n
+    means.sort()
     alpha = (1 - confidence) / 2
     return Interval(mean, _quantile(means, alpha), _quantile(means, 1 - alpha))
 

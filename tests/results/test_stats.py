@@ -135,3 +135,20 @@ def test_bootstrap_draws_every_value_equally_often(n):
     assert set(counts) == set(range(n))
     sd = math.sqrt(per)
     assert all(abs(c - per) < 5 * sd for c in counts.values()), counts.most_common(3)
+
+
+def test_bootstrap_memory_stays_flat_for_many_cases():
+    """100,000 cases would be 200 million draws at once; in batches the peak
+    is a small multiple of the values themselves."""
+    import tracemalloc
+
+    rng = random.Random(9)
+    values = [rng.random() for _ in range(100_000)]
+    tracemalloc.start()
+    try:
+        interval = bootstrap_mean(values, resamples=20)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert interval.low < interval.estimate < interval.high
+    assert peak < 16 * 1024 * 1024, peak
