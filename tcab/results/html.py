@@ -26,6 +26,7 @@ from tcab.outcomes import RunStatus
 from tcab.results.charts import outcome_chart, rating_chart
 from tcab.results.columns import Table, group_tables, secs
 from tcab.results.report import GroupReport, Report, recent_runs, tournament_replays
+from tcab.results.stats import interval_text
 
 RUNS_PER_GROUP = 50
 # A match key names the exported page: only plain hex keys become file names.
@@ -186,13 +187,10 @@ def _link(href: str | None, text: str) -> str:
 
 def _across(report: Report) -> str:
     """Each harness and model's mean success over cases, with its bootstrap interval."""
-    def cell(i) -> str:
-        return "—" if i is None else f"{i.estimate:.0%} [{i.low:.0%}, {i.high:.0%}]"
-
     return ('<h2 id="across">All cases</h2><p class=muted>Mean of the per-case success rates, '
             "bootstrap 95% interval over cases</p>" + _table(
                 ["harness", "model", "cases", "mean success (95% CI)"],
-                [[escape(a.harness), escape(a.model or "—"), str(a.cases), cell(a.mean)] for a in report.across],
+                [[escape(a.harness), escape(a.model or "—"), str(a.cases), interval_text(a.mean)] for a in report.across],
                 left=2))
 
 

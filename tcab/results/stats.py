@@ -76,6 +76,16 @@ def pass_at_k(n: int, c: int, k: int) -> float | None:
     return 1.0 - product
 
 
+def interval_text(i: Interval | None, signed: bool = False) -> str:
+    """An estimate and its interval as percentages, as every presenter shows
+    one: ``80% [55%, 100%]``, or ``+12.0% [-3.0%, +25.0%]`` for a signed
+    difference; an em dash for none."""
+    if i is None:
+        return "—"
+    f = "{:+.1%}" if signed else "{:.0%}"
+    return f"{f.format(i.estimate)} [{f.format(i.low)}, {f.format(i.high)}]"
+
+
 def _quantile(ordered: Sequence[float], q: float) -> float:
     """The ``q`` quantile of sorted values, linear between order statistics
     (numpy's default, so the interval matches numpy.percentile on the same draws)."""
@@ -152,4 +162,5 @@ def paired(a: Sequence[float], b: Sequence[float], resamples: int = RESAMPLES, s
                   sum(d > 0 for d in diffs), sum(d < 0 for d in diffs), sum(d == 0 for d in diffs))
 
 
-__all__ = ["RESAMPLES", "SEED", "Z95", "Interval", "Paired", "bootstrap_mean", "pass_at_k", "paired", "wilson"]
+__all__ = ["RESAMPLES", "SEED", "Z95", "Interval", "Paired", "bootstrap_mean", "interval_text", "pass_at_k", "paired",
+           "wilson"]

@@ -6,11 +6,8 @@ from rich.console import Console
 from rich.text import Text
 
 from tcab.results.groupstats import Comparison
+from tcab.results.stats import interval_text
 from tcab.results.terminal import Grid
-
-
-def _signed(i) -> str:
-    return "—" if i is None else f"{i.estimate:+.1%} [{i.low:+.1%}, {i.high:+.1%}]"
 
 
 def print_comparison(comparison: Comparison, console: Console | None = None) -> None:
@@ -29,8 +26,9 @@ def print_comparison(comparison: Comparison, console: Console | None = None) -> 
     if not s.cases:
         console.print("No case was run by both: nothing to compare.")
     else:
-        console.print(Text.assemble(("mean difference ", "bold"), f"({c.a} − {c.b}): {_signed(s.difference)} "
-                                    "(paired bootstrap over cases)"))
+        difference = interval_text(s.difference, signed=True)
+        console.print(Text.assemble(("mean difference ", "bold"),
+                                    f"({c.a} − {c.b}): {difference} (paired bootstrap over cases)"))
         console.print(f"cases won: {c.a} {s.a_wins}, {c.b} {s.b_wins}, tied {s.ties}")
     if c.only_a or c.only_b:
         console.print(Text(f"left out: {c.only_a} case(s) only {c.a} ran, {c.only_b} only {c.b} ran", style="dim"))

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from tcab.results.columns import group_tables
 from tcab.results.report import GroupReport, Report
+from tcab.results.stats import interval_text
 
 
 def print_report(report: Report, console: Console | None = None) -> None:
@@ -101,11 +102,6 @@ def _cell(column, row) -> Text | str:
     text = column.text(row)
     style = _STYLE[column.tone(row)] if column.tone else ""
     return Text(text, style=style) if style else text
-
-
-def interval_text(i) -> str:
-    """An estimate and its interval as percentages: ``80% [55%, 100%]``."""
-    return "—" if i is None else f"{i.estimate:.0%} [{i.low:.0%}, {i.high:.0%}]"
 
 
 def across_grid(across) -> Grid:

@@ -152,3 +152,11 @@ def test_bootstrap_memory_stays_flat_for_many_cases():
         tracemalloc.stop()
     assert interval.low < interval.estimate < interval.high
     assert peak < 16 * 1024 * 1024, peak
+
+
+def test_interval_text_plain_and_signed():
+    from tcab.results.stats import Interval, interval_text
+
+    assert interval_text(None) == "—"
+    assert interval_text(Interval(0.8, 0.55, 1.0)) == "80% [55%, 100%]"
+    assert interval_text(Interval(0.12, -0.03, 0.25), signed=True) == "+12.0% [-3.0%, +25.0%]"
