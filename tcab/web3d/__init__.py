@@ -45,8 +45,6 @@ def library_file(rel: str) -> Path | None:
                              "(npm ci --prefix tcab/web3d/node)")
     if rel == "three.module.js":
         return THREE / "build" / "three.module.js"
-    if rel == "three.core.js":
-        return THREE / "build" / "three.core.js"
     if rel.startswith("addons/") and rel.endswith(".js"):
         base = (THREE / "examples" / "jsm").resolve()
         target = (base / rel[len("addons/"):]).resolve()
