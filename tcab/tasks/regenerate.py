@@ -68,41 +68,50 @@ def do_regenerate(ctx: SweepContext, spec: RunSpec) -> bool:
     record = regeneration_record(ctx, spec)
     if current_target(record, inputs, ctx.cache) is not None:
         return True
-    from tcab.results import open_db, record_asset_regeneration
     from tcab.runs.record import TREE_DIR
-    from tcab.testtypes.asset_score import score_tree
 
     run = ctx.cache.target(ctx.layout.run_record(spec))
     case = ctx.lookups.case(spec.case, spec.version)
     run_dir = ctx.settings.root / run["run_dir"]
     if _is_voxel(case):
-        _record_voxel(ctx, case, spec, run, inputs, record)
-        return True
-    if getattr(case.section, "blender", False):  # a Blender character: its glb checked, build.py re-run
-        from tcab.testtypes.asset_blender import score_run
+        from tcab.testtypes.asset_voxel_score import regeneration_row, score_voxel_tree
 
-        score = score_run(ctx.settings, ctx.sweep.plan.runtime, case, spec.variant, run["run_id"], run_dir)
+        volume = case.section.volume_for(case.variant(spec.variant))
+        row = regeneration_row(score_voxel_tree(case.section, volume, run_dir / TREE_DIR, run_dir))
     else:
-        score = score_tree(case.section, run_dir / TREE_DIR, run_dir)
-    if score.status == "regenerated" and case.section.sheet:
-        from tcab.testtypes.asset_export import write_run_exports
+        if getattr(case.section, "blender", False):  # a Blender character: its glb checked, build.py re-run
+            from tcab.testtypes.asset_blender import score_run
 
-        write_run_exports(case.section, run_dir)
-    key = key_digest(inputs)
+            score = score_run(ctx.settings, ctx.sweep.plan.runtime, case, spec.variant, run["run_id"], run_dir)
+        else:
+            from tcab.testtypes.asset_score import score_tree
+
+            score = score_tree(case.section, run_dir / TREE_DIR, run_dir)
+        if score.status == "regenerated" and case.section.sheet:
+            from tcab.testtypes.asset_export import write_run_exports
+
+            write_run_exports(case.section, run_dir)
+        row = {"status": score.status, "draw_version": score.draw_version,
+               "version_mismatch": int(score.version_mismatch), "flagged": int(score.flagged),
+               "detail": score.detail, "frames": [f.row() for f in score.frames]}
+    _record(ctx, case, run["run_id"], inputs, record, row)
+    return True
+
+
+def _record(ctx: SweepContext, case, run_id: str, inputs: dict, record: Path, row: dict) -> None:
+    """Record a run's regeneration (``row``: status, frames, ...) in results.db, then its target."""
+    from tcab.results import open_db, record_asset_regeneration
+
     db = open_db(ctx.settings.results_db)
     try:
         record_asset_regeneration(db, {
-            "run_id": run["run_id"], "case_slug": case.slug, "case_version": case.version,
-            "case_digest": inputs["case"], "status": score.status, "draw_version": score.draw_version,
-            "version_mismatch": int(score.version_mismatch), "flagged": int(score.flagged), "regen_key": key,
-            "detail": score.detail, "regenerated_at": datetime.datetime.now(datetime.UTC).isoformat(),
-            "frames": [f.row() for f in score.frames],
+            "run_id": run_id, "case_slug": case.slug, "case_version": case.version,
+            "case_digest": inputs["case"], "regen_key": key_digest(inputs),
+            "regenerated_at": datetime.datetime.now(datetime.UTC).isoformat(), **row,
         })
     finally:
         db.close()
-    write_target(record, inputs, {"run_id": run["run_id"], "status": score.status, "detail": score.detail,
-                                  "draw_version": score.draw_version, "frames": [f.row() for f in score.frames]})
-    return True
+    write_target(record, inputs, {"run_id": run_id, **row})
 
 
 #: The asset-generation type's after-run task (tcab.testtypes.asset_generation names it).
@@ -113,26 +122,3 @@ REGENERATE = AfterRunTask(
     inputs=regenerate_inputs,
     action=do_regenerate,
 )
-
-
-def _record_voxel(ctx, case, spec, run: dict, inputs: dict, record: Path) -> None:
-    """The ``regenerate:<run>`` action for a voxel run: score the collected
-    tree in its variant's volume, record it in results.db and write the target."""
-    from tcab.results import open_db, record_asset_regeneration
-    from tcab.runs.record import TREE_DIR
-    from tcab.testtypes.asset_voxel_score import regeneration_row, score_voxel_tree
-
-    run_dir = ctx.settings.root / run["run_dir"]
-    volume = case.section.volume_for(case.variant(spec.variant))
-    score = score_voxel_tree(case.section, volume, run_dir / TREE_DIR, run_dir)
-    row = regeneration_row(score)
-    db = open_db(ctx.settings.results_db)
-    try:
-        record_asset_regeneration(db, {
-            "run_id": run["run_id"], "case_slug": case.slug, "case_version": case.version,
-            "case_digest": inputs["case"], "regen_key": key_digest(inputs),
-            "regenerated_at": datetime.datetime.now(datetime.UTC).isoformat(), **row,
-        })
-    finally:
-        db.close()
-    write_target(record, inputs, {"run_id": run["run_id"], **row})
