@@ -28,6 +28,7 @@ from pathlib import Path
 
 from tcab.blender import glb as glbmod
 from tcab.blender.config import CONFIG_NAME, BlendConfigError, load_config
+from tcab.blender.render import RenderError, render
 
 MAX_OUTPUT = 1 << 20
 #: The largest file Blender (and build.py) may write (RLIMIT_FSIZE): a
@@ -183,13 +184,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parsed = glbmod.parse(_read(model, glbmod.MAX_GLB_BYTES))
         summary = glbmod.summary(parsed)
-        from tcab.blender.render import render
         _write(preview, render(glbmod.triangles(parsed), str(config.get("background", "transparent"))))
     except FileNotFoundError:
         print(f"tcab-blend: {model} was not written: build.py must end with "
               "tcab_blend_export.export(config)", file=sys.stderr)
         return 4
-    except (OSError, glbmod.GlbError) as exc:
+    except (OSError, glbmod.GlbError, RenderError) as exc:
         print(f"tcab-blend: {model}: {exc}", file=sys.stderr)
         return 4
     print("tcab-blend: " + json.dumps(summary.to_json(), sort_keys=True))

@@ -138,19 +138,21 @@ def score_blender(section: BlenderSection, tree: Path, run_dir: Path, rebuild: R
         return BlenderScore("no_asset", (), None, f"no asset: {MODEL}: {exc}")
     out_dir = run_dir / REGENERATED_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
-    image = ""
-    try:
-        from tcab.blender.render import render
+    image = gaps_note = ""
+    from tcab.blender.render import RenderError, render
 
+    try:
         parts = glbmod.triangles(parsed)
         write_bytes(out_dir / "model.png", render(parts, section.background))
         image = f"{REGENERATED_DIR}/model.png"
-        if sum(len(indices) // 3 for _, indices, _ in parts) <= TURNTABLE_MAX_TRIANGLES:
-            write_bytes(out_dir / "turntable.png", turntable(parts, section.background))
-    except glbmod.GlbError as exc:
+    except (glbmod.GlbError, RenderError) as exc:
         gaps_note = f"preview not drawn: {exc}"
     else:
-        gaps_note = ""
+        try:
+            if sum(len(indices) // 3 for _, indices, _ in parts) <= TURNTABLE_MAX_TRIANGLES:
+                write_bytes(out_dir / "turntable.png", turntable(parts, section.background))
+        except RenderError as exc:
+            gaps_note = f"turntable not drawn: {exc}"
     gaps = contract_gaps(summary, section)
     present = sum(1 for a in section.animations if a.name in summary.animation_names)
     character = PartScore("character", present, bool(gaps), image,
@@ -165,16 +167,19 @@ def score_blender(section: BlenderSection, tree: Path, run_dir: Path, rebuild: R
 
 def turntable(parts, background: str) -> bytes:
     """An animated PNG of the bind pose turned once about +Y, looping
-    (tcab's renderer, fixed scale; Pillow writes the APNG)."""
+    (tcab's renderer, fixed scale; Pillow writes the APNG). Raises
+    RenderError when the turn passes MAX_RASTER_PIXELS."""
     import io
 
     from PIL import Image
 
-    from tcab.blender.render import render_rgba
+    from tcab.blender.render import RasterBudget, render_rgba
 
     size = (TURNTABLE_SIZE, TURNTABLE_SIZE)
+    budget = RasterBudget()  # one for the whole turn: 24 frames cost no more than one preview may
     frames = [Image.frombytes("RGBA", size, render_rgba(parts, background, TURNTABLE_SIZE, turntable=True,
-                                                         yaw_degrees=-30 + i * 360 / TURNTABLE_FRAMES))
+                                                         yaw_degrees=-30 + i * 360 / TURNTABLE_FRAMES,
+                                                         budget=budget))
               for i in range(TURNTABLE_FRAMES)]
     out = io.BytesIO()
     frames[0].save(out, format="PNG", save_all=True, append_images=frames[1:], duration=TURNTABLE_MS, loop=0,

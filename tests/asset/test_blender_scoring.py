@@ -15,6 +15,7 @@ from tests.blender.support import (
     REFERENCE_BUILD,
     TIN_SCOUT,
     TRIANGLE_BIN,
+    large_triangles_glb,
     load,
     make_glb,
     triangle_doc,
@@ -100,3 +101,10 @@ def test_the_rebuild_uses_the_pinned_blender_image(blender_runtime, scout_glb, t
     score = score_blender(section, _tree(tmp_path, scout_glb), tmp_path / "run", rebuild)
     assert score.status == "regenerated" and score.frames[1].flagged
     assert "localhost/tcab/no-such-blender:0" in score.frames[1].detail
+
+
+def test_a_glb_too_costly_to_preview_is_a_note_not_a_crash(tmp_path) -> None:
+    section = load(TIN_SCOUT).section
+    score = score_blender(section, _tree(tmp_path, large_triangles_glb(5_000)), tmp_path / "run", None)
+    assert score.status == "regenerated" and "preview not drawn" in score.frames[0].detail
+    assert "MAX_RASTER_PIXELS" in score.frames[0].detail

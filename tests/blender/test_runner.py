@@ -10,12 +10,12 @@ import time
 
 import pytest
 
-from tcab.blender import glb
+from tcab.blender import glb, runner
 from tcab.blender.render import render
 from tcab.runtime import resolve_image
 from tcab.runtime.base import ExecOptions
 from tcab.runtime.build import BuildLimits, build_in_container
-from tests.blender.support import REFERENCE_BUILD, TIN_SCOUT, load
+from tests.blender.support import REFERENCE_BUILD, TIN_SCOUT, large_triangles_glb, load
 
 
 def _run(rt, tmp_path, script: str | bytes, *, timeout: int = 120, steps=None):
@@ -101,3 +101,24 @@ def test_a_bad_config_is_exit_1(blender_runtime, tmp_path, bad) -> None:
     assert "exit=1" in out and "blender.config.json" in out
 
 
+
+
+def _main_on_host(tmp_path, monkeypatch, exported: bytes | None):
+    """tcab-blend's main in ``tmp_path`` with Blender stood in for: the
+    stand-in "exports" ``exported`` (None: Blender must not be run)."""
+    (tmp_path / "build.py").write_text("")
+    (tmp_path / "blender.config.json").write_bytes(load(TIN_SCOUT).section.config(5))
+
+    def blender(config_path, script, timeout):
+        assert exported is not None, "Blender was run"
+        (tmp_path / "character.glb").write_bytes(exported)
+        return 0
+    monkeypatch.setattr(runner, "run_blender", blender)
+    monkeypatch.chdir(tmp_path)
+    return runner.main([])
+
+
+def test_a_glb_too_costly_to_preview_is_exit_4_naming_the_bound(tmp_path, monkeypatch, capsys) -> None:
+    assert _main_on_host(tmp_path, monkeypatch, large_triangles_glb(5_000)) == 4
+    assert "MAX_RASTER_PIXELS" in capsys.readouterr().err
+    assert not (tmp_path / "model.png").exists()
