@@ -108,3 +108,15 @@ def test_a_glb_too_costly_to_preview_is_a_note_not_a_crash(tmp_path) -> None:
     score = score_blender(section, _tree(tmp_path, large_triangles_glb(5_000)), tmp_path / "run", None)
     assert score.status == "regenerated" and "preview not drawn" in score.frames[0].detail
     assert "MAX_RASTER_PIXELS" in score.frames[0].detail
+
+
+def test_a_malformed_glb_is_no_asset_and_a_bad_joint_tag_is_a_gap(tmp_path) -> None:
+    """The reader's refusals reach scoring as GlbError, never as a crash."""
+    section = load(TIN_SCOUT).section
+    doc = triangle_doc()
+    doc["materials"] = [{"pbrMetallicRoughness": [1, 0, 0, 1]}]
+    score = score_blender(section, _tree(tmp_path, make_glb(doc, TRIANGLE_BIN)), tmp_path / "run", None)
+    assert score.status == "no_asset" and "materials[0].pbrMetallicRoughness: expected an object" in score.detail
+    doc = {**triangle_doc(), "nodes": [{"extras": {"tcab_joint": {"name": ["aim_pitch"]}}}]}
+    tagged = score_blender(section, _tree(tmp_path / "t", make_glb(doc, TRIANGLE_BIN)), tmp_path / "run2", None)
+    assert tagged.status == "regenerated" and "caller joint 'aim_pitch': no node's" in tagged.frames[0].detail

@@ -15,7 +15,15 @@ from tcab.blender.render import render
 from tcab.runtime import resolve_image
 from tcab.runtime.base import ExecOptions
 from tcab.runtime.build import BuildLimits, build_in_container
-from tests.blender.support import REFERENCE_BUILD, TIN_SCOUT, large_triangles_glb, load
+from tests.blender.support import (
+    REFERENCE_BUILD,
+    TIN_SCOUT,
+    TRIANGLE_BIN,
+    large_triangles_glb,
+    load,
+    make_glb,
+    triangle_doc,
+)
 
 
 def _run(rt, tmp_path, script: str | bytes, *, timeout: int = 120, steps=None):
@@ -122,3 +130,10 @@ def test_a_glb_too_costly_to_preview_is_exit_4_naming_the_bound(tmp_path, monkey
     assert _main_on_host(tmp_path, monkeypatch, large_triangles_glb(5_000)) == 4
     assert "MAX_RASTER_PIXELS" in capsys.readouterr().err
     assert not (tmp_path / "model.png").exists()
+
+
+def test_a_malformed_glb_is_exit_4_naming_the_part(tmp_path, monkeypatch, capsys) -> None:
+    doc = triangle_doc()
+    doc["meshes"][0]["primitives"][0]["attributes"] = [0]
+    assert _main_on_host(tmp_path, monkeypatch, make_glb(doc, TRIANGLE_BIN)) == 4
+    assert "meshes[0].primitives[0].attributes: expected an object" in capsys.readouterr().err
