@@ -171,8 +171,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tcab-blend: {script}: no such build script (a regular file)", file=sys.stderr)
         return 1
     for stale in (model, preview):
-        if os.path.lexists(stale):
+        # A link is removed, never followed; a directory is the workspace's to clear.
+        try:
             os.unlink(stale)
+        except FileNotFoundError:
+            pass
+        except IsADirectoryError:
+            print(f"tcab-blend: {stale}: a directory is in the way of an output; remove it", file=sys.stderr)
+            return 1
+        except OSError as exc:
+            print(f"tcab-blend: {stale}: the stale output cannot be removed: {exc.strerror}", file=sys.stderr)
+            return 1
     timeout = args.timeout if args.timeout and args.timeout > 0 else config["timeout_seconds"]
     code = run_blender(config_path, script, timeout)
     if code is None:

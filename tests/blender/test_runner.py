@@ -137,3 +137,23 @@ def test_a_malformed_glb_is_exit_4_naming_the_part(tmp_path, monkeypatch, capsys
     doc["meshes"][0]["primitives"][0]["attributes"] = [0]
     assert _main_on_host(tmp_path, monkeypatch, make_glb(doc, TRIANGLE_BIN)) == 4
     assert "meshes[0].primitives[0].attributes: expected an object" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("output", ["character.glb", "model.png"])
+def test_a_directory_at_an_output_path_is_exit_1_naming_it(tmp_path, monkeypatch, capsys, output) -> None:
+    """A stale output is removed before Blender runs; a directory there is
+    the workspace's to clear, not tcab-blend's (nothing in it is touched)."""
+    (tmp_path / output).mkdir()
+    (tmp_path / output / "keep").write_text("mine")
+    assert _main_on_host(tmp_path, monkeypatch, None) == 1
+    assert f"{output}: a directory is in the way of an output" in capsys.readouterr().err
+    assert (tmp_path / output / "keep").read_text() == "mine"
+
+
+def test_stale_outputs_and_links_are_removed_never_followed(tmp_path, monkeypatch) -> None:
+    (tmp_path / "outside.png").write_bytes(b"not ours")
+    (tmp_path / "model.png").symlink_to(tmp_path / "outside.png")
+    (tmp_path / "character.glb").write_bytes(b"stale")
+    assert _main_on_host(tmp_path, monkeypatch, make_glb(triangle_doc(), TRIANGLE_BIN)) == 0
+    assert (tmp_path / "outside.png").read_bytes() == b"not ours"
+    assert not (tmp_path / "model.png").is_symlink() and (tmp_path / "model.png").read_bytes()[:4] == b"\x89PNG"
