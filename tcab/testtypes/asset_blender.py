@@ -238,19 +238,22 @@ def container_rebuild(rt: Runtime, run_id: str, tmp_dir: Path, *, timeout_s: flo
                       memory_bytes: int = PROVENANCE_MEMORY_BYTES) -> Rebuild:
     """A :data:`Rebuild` that runs ``tcab-blend`` in a fresh container of
     the Blender image (``TCAB_CONTAINER_IMAGE_BLENDER`` overrides it)."""
+    from tcab.blender.config import DEFAULT_TIMEOUT
     from tcab.runtime.build import BuildLimits, build_in_container
     from tcab.runtime.images import resolve_image
 
+    # The seeded config's timeout (DEFAULT_TIMEOUT), or less; whole seconds, at least one.
+    timeout = max(1, int(min(timeout_s, DEFAULT_TIMEOUT)))
+    # tcab-blend ends Blender at `timeout` and says so; the exec limit is the backstop.
+    limits = BuildLimits(timeout_s=timeout + GRACE_S, memory_bytes=memory_bytes)
+
     def rebuild(section: BlenderSection, script: bytes) -> tuple[bytes | None, str]:
         image = rt.ensure_image(resolve_image("blender-character"))
-        timeout = min(timeout_s, float(json.loads(section.config())["timeout_seconds"]))
-        # tcab-blend ends Blender at `timeout` and says so; the exec limit is the backstop.
-        limits = BuildLimits(timeout_s=timeout + GRACE_S, memory_bytes=memory_bytes)
         tmp_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="tcab-provenance-", dir=tmp_dir) as tmp:
             work = Path(tmp)
             write_bytes(work / section.actions, script)
-            write_bytes(work / CONFIG_NAME, section.config(int(timeout)))
+            write_bytes(work / CONFIG_NAME, section.config(timeout))
             with build_in_container(rt, image, work, [("tcab-blend", "tcab-blend")],
                                     name=f"provenance-{run_id}", limits=limits, offline=True) as box:
                 if not box.ok:

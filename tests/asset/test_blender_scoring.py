@@ -120,3 +120,27 @@ def test_a_malformed_glb_is_no_asset_and_a_bad_joint_tag_is_a_gap(tmp_path) -> N
     doc = {**triangle_doc(), "nodes": [{"extras": {"tcab_joint": {"name": ["aim_pitch"]}}}]}
     tagged = score_blender(section, _tree(tmp_path / "t", make_glb(doc, TRIANGLE_BIN)), tmp_path / "run2", None)
     assert tagged.status == "regenerated" and "caller joint 'aim_pitch': no node's" in tagged.frames[0].detail
+
+
+def test_the_rebuild_gives_tcab_blend_and_the_container_one_timeout(tmp_path, monkeypatch) -> None:
+    """The config's timeout_seconds is the rebuild's bound (at least 1 s),
+    the container's is that plus the grace; no engine is needed to see it."""
+    import contextlib
+    from types import SimpleNamespace
+
+    import tcab.runtime.build
+    from tcab.testtypes.asset_blender import GRACE_S
+
+    seen = {}
+
+    @contextlib.contextmanager
+    def box(rt, image, work, steps, *, name, limits, offline):
+        seen.update(config=json.loads((work / "blender.config.json").read_bytes()), limits=limits)
+        yield SimpleNamespace(ok=False, log="stood in")
+    monkeypatch.setattr(tcab.runtime.build, "build_in_container", box)
+    rt = SimpleNamespace(ensure_image=lambda ref: ref)
+    section = load(TIN_SCOUT).section
+    for timeout_s, expected in ((0.5, 1), (30.0, 30), (10_000.0, 900)):
+        assert container_rebuild(rt, "t", tmp_path, timeout_s=timeout_s)(section, b"") == (None, "stood in")
+        assert seen["config"]["timeout_seconds"] == expected
+        assert seen["limits"].timeout_s == expected + GRACE_S
