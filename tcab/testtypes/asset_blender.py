@@ -95,26 +95,10 @@ class BlenderScore:
 
 
 def contract_gaps(summary: glbmod.Summary, section: BlenderSection) -> list[str]:
-    gaps = []
-    if summary.meshes < 1:
-        gaps.append("no mesh")
-    if summary.skins < 1:
-        gaps.append("no skin")
-    by_name = {a.name: a for a in summary.animations}
-    for anim in section.animations:
-        if anim.name not in by_name:
-            gaps.append(f"animation {anim.name!r} missing")
-        elif by_name[anim.name].channels < 1:
-            gaps.append(f"animation {anim.name!r} has no channels")
-    tagged = {j.get("name"): j for j in summary.caller_joints}
-    for joint in section.joints:
-        tag = tagged.get(joint.name)
-        if tag is None:
-            gaps.append(f"caller joint {joint.name!r}: no node's extras.tcab_joint names it")
-        elif tag.get("kind") != joint.kind or tag.get("axis") != joint.axis:
-            gaps.append(f"caller joint {joint.name!r}: tagged {tag.get('kind')!r} about {tag.get('axis')!r}, "
-                        f"expected {joint.kind!r} about {joint.axis!r}")
-    return gaps
+    """:func:`tcab.blender.contract.contract_gaps` against the section's contract."""
+    from tcab.blender.contract import contract_gaps as gaps
+
+    return gaps(summary, [a.name for a in section.animations], [(j.name, j.kind, j.axis) for j in section.joints])
 
 
 def _read_tree(tree: Path, rel: str, limit: int) -> bytes | None:

@@ -157,3 +157,22 @@ def test_stale_outputs_and_links_are_removed_never_followed(tmp_path, monkeypatc
     assert _main_on_host(tmp_path, monkeypatch, make_glb(triangle_doc(), TRIANGLE_BIN)) == 0
     assert (tmp_path / "outside.png").read_bytes() == b"not ours"
     assert not (tmp_path / "model.png").is_symlink() and (tmp_path / "model.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_tcab_blend_notes_the_gaps_scoring_flags(tmp_path, monkeypatch, capsys) -> None:
+    """One contract check: the model hears from tcab-blend what scoring will
+    flag (a required animation missing, a caller joint untagged), and a
+    config edited into odd shapes is read as far as it goes, never a traceback."""
+    from tcab.testtypes.asset_blender import contract_gaps
+
+    static = make_glb(triangle_doc(), TRIANGLE_BIN)
+    assert _main_on_host(tmp_path, monkeypatch, static) == 0
+    notes = [line.removeprefix("tcab-blend: note: ") for line in capsys.readouterr().out.splitlines()
+             if line.startswith("tcab-blend: note: ")]
+    assert notes == contract_gaps(glb.summary(glb.parse(static)), load(TIN_SCOUT).section)
+    assert "caller joint 'aim_pitch': no node's extras.tcab_joint names it" in notes
+    config = json.loads((tmp_path / "blender.config.json").read_bytes())
+    (tmp_path / "blender.config.json").write_text(json.dumps({**config, "animations": 7, "joints": [3, {}]}))
+    monkeypatch.setattr(runner, "run_blender", lambda *a: (tmp_path / "character.glb").write_bytes(static) and 0)
+    assert runner.main([]) == 0
+    assert "note: no skin" in capsys.readouterr().out
