@@ -5,6 +5,8 @@ carries it unchanged (containers/blender/context.sh):
 
 - :mod:`tcab.blender.glb`: the bounded glTF binary reader and its summary
   (meshes, skins, animations, caller joints);
+- :mod:`tcab.blender.contract`: what a glb lacks against its contract
+  (tcab-blend's notes and scoring's gaps);
 - :mod:`tcab.blender.render`: the deterministic software preview;
 - :mod:`tcab.blender.config`: ``blender.config.json``, the seeded config;
 - :mod:`tcab.blender.runner`: ``tcab-blend``;

@@ -7,9 +7,13 @@ bound is checked before the work it bounds: the file's size
 the raw bytes before ``json.loads``) before it is parsed, the number of
 entries of each top-level array (:data:`MAX_ENTRIES`), and each accessor's
 claimed count (:data:`MAX_ELEMENTS`) and its extent against its buffer view
-and the buffer against the BIN chunk, before any of it is decoded. What
+and the buffer against the BIN chunk, before any of it is decoded; the
+meshes' shape (primitives, attributes, a float VEC3 ``POSITION``, unsigned
+integer indices, indices into the arrays they name) before anything reads
+them; and what :func:`triangles` decodes over the whole file
+(:data:`MAX_DECODED`, :data:`MAX_TRIANGLES`) before it decodes it. What
 does not hold is a :class:`GlbError` naming the file's part
-(``accessors[3]: ...``).
+(``accessors[3]: ...``): nothing else escapes parse, summary or triangles.
 
 :func:`summary` is what scoring compares: mesh and skin counts, animation
 names with their channel counts, the nodes' ``tcab_joint`` / ``tcab_socket``
@@ -32,6 +36,10 @@ MAX_JSON_DEPTH = 64
 MAX_ENTRIES = 65_536          # per top-level array (nodes, accessors, ...)
 MAX_ELEMENTS = 4_000_000      # per accessor (vertices, indices, keyframes)
 MAX_TRIANGLES = 2_000_000     # over all primitives decoded for a preview
+#: Accessor elements (positions and indices) decoded for a preview, over all
+#: primitives: each accessor is bounded alone, but any number of primitives
+#: may name the same one.
+MAX_DECODED = 8_000_000
 _MAGIC = b"glTF"
 _JSON = 0x4E4F534A
 _BIN = 0x004E4942
@@ -160,6 +168,7 @@ def parse(data: bytes) -> Glb:
     binary = chunks[1][1] if len(chunks) > 1 and chunks[1][0] == _BIN else b""
     glb = Glb(doc, binary)
     _check_buffers(glb)
+    _check_meshes(doc)
     return glb
 
 
@@ -220,6 +229,46 @@ def _check_buffers(glb: Glb) -> None:
                            f"{view['byteLength']}")
 
 
+def _index(table: dict[str, Any], key: str, where: str, target: str, doc: dict[str, Any]) -> None:
+    if key in table:
+        value = table[key]
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < len(doc.get(target, [])):
+            raise GlbError(f"{where}.{key}: expected an index into {target}, got {value!r:.40}")
+
+
+def _check_meshes(doc: dict[str, Any]) -> None:
+    """The shapes summary and triangles rely on (glTF's own rules for them)."""
+    accessors = doc.get("accessors", [])
+    for i, mat in enumerate(doc.get("materials", [])):
+        if not isinstance(mat.get("pbrMetallicRoughness", {}), dict):
+            raise GlbError(f"materials[{i}].pbrMetallicRoughness: expected an object")
+    for i, node in enumerate(doc.get("nodes", [])):
+        _index(node, "mesh", f"nodes[{i}]", "meshes", doc)
+        _index(node, "skin", f"nodes[{i}]", "skins", doc)
+    for m, mesh in enumerate(doc.get("meshes", [])):
+        prims = mesh.get("primitives", [])
+        if not isinstance(prims, list) or not all(isinstance(p, dict) for p in prims):
+            raise GlbError(f"meshes[{m}].primitives: expected an array of objects")
+        for p, prim in enumerate(prims):
+            where = f"meshes[{m}].primitives[{p}]"
+            attrs = prim.get("attributes", {})
+            if not isinstance(attrs, dict):
+                raise GlbError(f"{where}.attributes: expected an object")
+            for name in attrs:
+                _index(attrs, name, f"{where}.attributes", "accessors", doc)
+            if "POSITION" in attrs:
+                acc = accessors[attrs["POSITION"]]
+                if acc["componentType"] != 5126 or acc["type"] != "VEC3":
+                    raise GlbError(f"{where}.attributes.POSITION: expected a float VEC3 accessor")
+            _index(prim, "indices", where, "accessors", doc)
+            if "indices" in prim:
+                acc = accessors[prim["indices"]]
+                # Unsigned integers only: no NaN, no negative index.
+                if acc["componentType"] not in (5121, 5123, 5125) or acc["type"] != "SCALAR":
+                    raise GlbError(f"{where}.indices: expected an unsigned integer SCALAR accessor")
+            _index(prim, "material", where, "materials", doc)
+
+
 def read_accessor(glb: Glb, index: int) -> list[tuple[float, ...]]:
     """The elements of accessor ``index`` (bounds checked by :func:`parse`)."""
     accessors = glb.doc.get("accessors", [])
@@ -274,10 +323,11 @@ def summary(glb: Glb) -> Summary:
         tag = extras.get("tcab_joint")
         if isinstance(tag, str):  # Blender may export a dict property as a JSON string
             try:
-                tag = json.loads(tag[:4096])
-            except ValueError:
+                tag = json.loads(tag[:4096], parse_constant=_no_constant)
+            except (ValueError, RecursionError):
                 tag = None
-        if isinstance(tag, dict):
+        # The name is looked up by scoring: a list or an object there is no tag.
+        if isinstance(tag, dict) and isinstance(tag.get("name"), str):
             caller.append({"node": _name(node, ""), **{k: tag[k] for k in
                           ("name", "kind", "axis", "min", "max", "rest") if k in tag}})
         if isinstance(extras.get("tcab_socket"), str):
@@ -295,21 +345,27 @@ def summary(glb: Glb) -> Summary:
 
 def triangles(glb: Glb) -> list[tuple[list[tuple[float, ...]], list[int], tuple[float, float, float]]]:
     """Per primitive of every mesh: positions, triangle indices and the
-    material's base colour (grey without one). Bounded by MAX_TRIANGLES."""
+    material's base colour (grey without one). Bounded by MAX_DECODED and
+    MAX_TRIANGLES, each checked before the primitive is decoded (the shapes
+    by :func:`parse`)."""
     doc = glb.doc
     materials = doc.get("materials", [])
+    accessors = doc.get("accessors", [])
     out = []
-    total = 0
+    total = decoded = 0
     for m, mesh in enumerate(doc.get("meshes", [])):
-        prims = mesh.get("primitives", [])
-        if not isinstance(prims, list):
-            raise GlbError(f"meshes[{m}].primitives: expected an array")
-        for prim in prims:
-            if not isinstance(prim, dict) or prim.get("mode", 4) != 4:
-                continue
+        for prim in mesh.get("primitives", []):
             attrs = prim.get("attributes", {})
-            if not isinstance(attrs, dict) or "POSITION" not in attrs:
+            if prim.get("mode", 4) != 4 or "POSITION" not in attrs:
                 continue
+            vertices = accessors[attrs["POSITION"]]["count"]
+            count = accessors[prim["indices"]]["count"] if "indices" in prim else vertices
+            decoded += vertices + count
+            if decoded > MAX_DECODED:
+                raise GlbError(f"meshes[{m}]: {decoded} accessor elements decoded, over MAX_DECODED ({MAX_DECODED})")
+            total += count // 3
+            if total > MAX_TRIANGLES:
+                raise GlbError(f"over MAX_TRIANGLES ({MAX_TRIANGLES}) triangles")
             positions = read_accessor(glb, attrs["POSITION"])
             if "indices" in prim:
                 indices = [int(i[0]) for i in read_accessor(glb, prim["indices"])]
@@ -318,12 +374,9 @@ def triangles(glb: Glb) -> list[tuple[list[tuple[float, ...]], list[int], tuple[
             indices = indices[: len(indices) - len(indices) % 3]
             if any(i >= len(positions) for i in indices):
                 raise GlbError(f"meshes[{m}]: an index past its {len(positions)} positions")
-            total += len(indices) // 3
-            if total > MAX_TRIANGLES:
-                raise GlbError(f"over MAX_TRIANGLES ({MAX_TRIANGLES}) triangles")
             colour = (0.7, 0.7, 0.7)
             mat = prim.get("material")
-            if isinstance(mat, int) and 0 <= mat < len(materials):
+            if mat is not None:
                 factor = materials[mat].get("pbrMetallicRoughness", {}).get("baseColorFactor")
                 if isinstance(factor, list) and len(factor) >= 3 and \
                         all(isinstance(c, (int, float)) and math.isfinite(c) for c in factor[:3]):

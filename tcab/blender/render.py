@@ -6,6 +6,11 @@ file order with a strict depth test, the PNG written by
 (the positions as stored), orthographic from the front-right and a little
 above (the glTF frame: +Y up, the character facing +Z), flat shaded with
 one light, fitted to the image. No GPU, no Blender.
+
+Its work is bounded before any triangle is drawn: at most :data:`MAX_DRAWN`
+triangles, and the pixels of their bounding boxes (clipped to the image)
+summed against a :class:`RasterBudget` of :data:`MAX_RASTER_PIXELS`, which
+the frames of a turntable share. Over it is a :class:`RenderError`.
 """
 
 from __future__ import annotations
@@ -17,9 +22,33 @@ from tcab.draw.colors import parse_background
 
 SIZE = 512
 MAX_DRAWN = 400_000  # triangles drawn; the rest of a larger mesh is left out of the preview
+#: Pixels rasterised (triangles' clipped bounding boxes) by one render, or by
+#: all the frames of a turntable: 64 full previews. A few thousand frame-filling
+#: triangles would otherwise take the CPU for hours.
+MAX_RASTER_PIXELS = 64 * SIZE * SIZE
 _YAW = math.radians(-30.0)
 _PITCH = math.radians(20.0)
 _LIGHT = (0.35, 0.55, 0.76)
+
+
+class RenderError(ValueError):
+    """A mesh whose drawing would pass :data:`MAX_RASTER_PIXELS`."""
+
+
+class RasterBudget:
+    """What is left of :data:`MAX_RASTER_PIXELS`; pass one to every frame
+    that must share it."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, pixels: int = MAX_RASTER_PIXELS) -> None:
+        self.left = pixels
+
+    def spend(self, pixels: int) -> None:
+        if pixels > self.left:
+            raise RenderError(f"{pixels} pixels of triangle bounding boxes to draw, over the {self.left} left of "
+                              f"MAX_RASTER_PIXELS ({MAX_RASTER_PIXELS})")
+        self.left -= pixels
 
 
 def _rotation(yaw: float = _YAW):
@@ -33,15 +62,18 @@ def _rotation(yaw: float = _YAW):
 
 
 def render(parts, background: str = "transparent", size: int = SIZE) -> bytes:
-    """A PNG of ``parts`` (:func:`tcab.blender.glb.triangles`) on ``background``."""
+    """A PNG of ``parts`` (:func:`tcab.blender.glb.triangles`) on ``background``.
+    Raises RenderError over MAX_RASTER_PIXELS."""
     return png.encode(size, size, render_rgba(parts, background, size))
 
 
 def render_rgba(parts, background: str = "transparent", size: int = SIZE, *, yaw_degrees: float | None = None,
-                turntable: bool = False) -> bytes:
+                turntable: bool = False, budget: RasterBudget | None = None) -> bytes:
     """The RGBA pixels of ``parts`` seen from ``yaw_degrees`` about +Y (the
     preview's -30 by default). ``turntable``: fitted by the bounding box's
-    diagonal about its centre, so every angle has the same scale."""
+    diagonal about its centre, so every angle has the same scale. ``budget``
+    (a fresh one by default) is spent before anything is drawn; RenderError
+    when it does not cover the frame."""
     import numpy as np
 
     bg = parse_background(background) or bytes(4)
@@ -84,6 +116,7 @@ def render_rgba(parts, background: str = "transparent", size: int = SIZE, *, yaw
     sx = (v[:, 0] - centre[0]) * scale + size / 2
     sy = size / 2 - (v[:, 1] - centre[1]) * scale
     sz = v[:, 2]
+    _spend(budget or RasterBudget(), sx[f], sy[f], size)
     a, b, d = v[f[:, 0]], v[f[:, 1]], v[f[:, 2]]
     n = np.cross(b - a, d - a)
     length = np.linalg.norm(n, axis=1)
@@ -121,3 +154,14 @@ def render_rgba(parts, background: str = "transparent", size: int = SIZE, *, yaw
         image[top:bottom + 1, left:right + 1, :3][nearer] = rgb[t]
         image[top:bottom + 1, left:right + 1, 3][nearer] = 255
     return image.tobytes()
+
+
+def _spend(budget: RasterBudget, xs, ys, size: int) -> None:
+    """The loop's clipped bounding boxes, summed (degenerate triangles are skipped there too)."""
+    import numpy as np
+
+    area = (xs[:, 1] - xs[:, 0]) * (ys[:, 2] - ys[:, 0]) - (xs[:, 2] - xs[:, 0]) * (ys[:, 1] - ys[:, 0])
+    width = np.minimum(np.ceil(xs.max(axis=1)), size - 1) - np.maximum(np.floor(xs.min(axis=1)), 0) + 1
+    height = np.minimum(np.ceil(ys.max(axis=1)), size - 1) - np.maximum(np.floor(ys.min(axis=1)), 0) + 1
+    boxes = np.clip(width, 0, None) * np.clip(height, 0, None)
+    budget.spend(int(boxes[area != 0].sum()))

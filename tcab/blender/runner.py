@@ -28,6 +28,8 @@ from pathlib import Path
 
 from tcab.blender import glb as glbmod
 from tcab.blender.config import CONFIG_NAME, BlendConfigError, load_config
+from tcab.blender.contract import contract_gaps
+from tcab.blender.render import RenderError, render
 
 MAX_OUTPUT = 1 << 20
 #: The largest file Blender (and build.py) may write (RLIMIT_FSIZE): a
@@ -125,25 +127,15 @@ def run_blender(config_path: Path, script: Path, timeout: float) -> int | None:
 
 
 def check(summary: glbmod.Summary, config: dict) -> list[str]:
-    """What the glb lacks against the config's contract (empty: complete)."""
-    gaps = []
-    if summary.meshes < 1:
-        gaps.append("no mesh")
-    if summary.skins < 1:
-        gaps.append("no skin")
-    by_name = {a.name: a for a in summary.animations}
-    for anim in config.get("animations", []):
-        name = anim.get("name") if isinstance(anim, dict) else None
-        if name not in by_name:
-            gaps.append(f"animation {name!r} missing")
-        elif by_name[name].channels < 1:
-            gaps.append(f"animation {name!r} has no channels")
-    tagged = {j.get("name") for j in summary.caller_joints}
-    for joint in config.get("joints", []):
-        name = joint.get("name") if isinstance(joint, dict) else None
-        if name not in tagged:
-            gaps.append(f"caller joint {name!r} not tagged (no node extras.tcab_joint)")
-    return gaps
+    """What the glb lacks against the config's contract (empty: complete):
+    the gaps scoring will flag. Entries of odd shapes are read as far as they go."""
+    def entries(key: str) -> list[dict]:
+        value = config.get(key)
+        return [e for e in value if isinstance(e, dict)] if isinstance(value, list) else []
+
+    animations = [str(a.get("name")) for a in entries("animations")]
+    joints = [(str(j.get("name")), j.get("kind"), j.get("axis")) for j in entries("joints")]
+    return contract_gaps(summary, animations, joints)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,8 +162,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tcab-blend: {script}: no such build script (a regular file)", file=sys.stderr)
         return 1
     for stale in (model, preview):
-        if os.path.lexists(stale):
+        # A link is removed, never followed; a directory is the workspace's to clear.
+        try:
             os.unlink(stale)
+        except FileNotFoundError:
+            pass
+        except IsADirectoryError:
+            print(f"tcab-blend: {stale}: a directory is in the way of an output; remove it", file=sys.stderr)
+            return 1
+        except OSError as exc:
+            print(f"tcab-blend: {stale}: the stale output cannot be removed: {exc.strerror}", file=sys.stderr)
+            return 1
     timeout = args.timeout if args.timeout and args.timeout > 0 else config["timeout_seconds"]
     code = run_blender(config_path, script, timeout)
     if code is None:
@@ -183,13 +184,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parsed = glbmod.parse(_read(model, glbmod.MAX_GLB_BYTES))
         summary = glbmod.summary(parsed)
-        from tcab.blender.render import render
         _write(preview, render(glbmod.triangles(parsed), str(config.get("background", "transparent"))))
     except FileNotFoundError:
         print(f"tcab-blend: {model} was not written: build.py must end with "
               "tcab_blend_export.export(config)", file=sys.stderr)
         return 4
-    except (OSError, glbmod.GlbError) as exc:
+    except (OSError, glbmod.GlbError, RenderError) as exc:
         print(f"tcab-blend: {model}: {exc}", file=sys.stderr)
         return 4
     print("tcab-blend: " + json.dumps(summary.to_json(), sort_keys=True))

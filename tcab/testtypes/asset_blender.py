@@ -95,26 +95,10 @@ class BlenderScore:
 
 
 def contract_gaps(summary: glbmod.Summary, section: BlenderSection) -> list[str]:
-    gaps = []
-    if summary.meshes < 1:
-        gaps.append("no mesh")
-    if summary.skins < 1:
-        gaps.append("no skin")
-    by_name = {a.name: a for a in summary.animations}
-    for anim in section.animations:
-        if anim.name not in by_name:
-            gaps.append(f"animation {anim.name!r} missing")
-        elif by_name[anim.name].channels < 1:
-            gaps.append(f"animation {anim.name!r} has no channels")
-    tagged = {j.get("name"): j for j in summary.caller_joints}
-    for joint in section.joints:
-        tag = tagged.get(joint.name)
-        if tag is None:
-            gaps.append(f"caller joint {joint.name!r}: no node's extras.tcab_joint names it")
-        elif tag.get("kind") != joint.kind or tag.get("axis") != joint.axis:
-            gaps.append(f"caller joint {joint.name!r}: tagged {tag.get('kind')!r} about {tag.get('axis')!r}, "
-                        f"expected {joint.kind!r} about {joint.axis!r}")
-    return gaps
+    """:func:`tcab.blender.contract.contract_gaps` against the section's contract."""
+    from tcab.blender.contract import contract_gaps as gaps
+
+    return gaps(summary, [a.name for a in section.animations], [(j.name, j.kind, j.axis) for j in section.joints])
 
 
 def _read_tree(tree: Path, rel: str, limit: int) -> bytes | None:
@@ -138,19 +122,21 @@ def score_blender(section: BlenderSection, tree: Path, run_dir: Path, rebuild: R
         return BlenderScore("no_asset", (), None, f"no asset: {MODEL}: {exc}")
     out_dir = run_dir / REGENERATED_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
-    image = ""
-    try:
-        from tcab.blender.render import render
+    image = gaps_note = ""
+    from tcab.blender.render import RenderError, render
 
+    try:
         parts = glbmod.triangles(parsed)
         write_bytes(out_dir / "model.png", render(parts, section.background))
         image = f"{REGENERATED_DIR}/model.png"
-        if sum(len(indices) // 3 for _, indices, _ in parts) <= TURNTABLE_MAX_TRIANGLES:
-            write_bytes(out_dir / "turntable.png", turntable(parts, section.background))
-    except glbmod.GlbError as exc:
+    except (glbmod.GlbError, RenderError) as exc:
         gaps_note = f"preview not drawn: {exc}"
     else:
-        gaps_note = ""
+        try:
+            if sum(len(indices) // 3 for _, indices, _ in parts) <= TURNTABLE_MAX_TRIANGLES:
+                write_bytes(out_dir / "turntable.png", turntable(parts, section.background))
+        except RenderError as exc:
+            gaps_note = f"turntable not drawn: {exc}"
     gaps = contract_gaps(summary, section)
     present = sum(1 for a in section.animations if a.name in summary.animation_names)
     character = PartScore("character", present, bool(gaps), image,
@@ -165,16 +151,19 @@ def score_blender(section: BlenderSection, tree: Path, run_dir: Path, rebuild: R
 
 def turntable(parts, background: str) -> bytes:
     """An animated PNG of the bind pose turned once about +Y, looping
-    (tcab's renderer, fixed scale; Pillow writes the APNG)."""
+    (tcab's renderer, fixed scale; Pillow writes the APNG). Raises
+    RenderError when the turn passes MAX_RASTER_PIXELS."""
     import io
 
     from PIL import Image
 
-    from tcab.blender.render import render_rgba
+    from tcab.blender.render import RasterBudget, render_rgba
 
     size = (TURNTABLE_SIZE, TURNTABLE_SIZE)
+    budget = RasterBudget()  # one for the whole turn: 24 frames cost no more than one preview may
     frames = [Image.frombytes("RGBA", size, render_rgba(parts, background, TURNTABLE_SIZE, turntable=True,
-                                                         yaw_degrees=-30 + i * 360 / TURNTABLE_FRAMES))
+                                                         yaw_degrees=-30 + i * 360 / TURNTABLE_FRAMES,
+                                                         budget=budget))
               for i in range(TURNTABLE_FRAMES)]
     out = io.BytesIO()
     frames[0].save(out, format="PNG", save_all=True, append_images=frames[1:], duration=TURNTABLE_MS, loop=0,
@@ -233,19 +222,22 @@ def container_rebuild(rt: Runtime, run_id: str, tmp_dir: Path, *, timeout_s: flo
                       memory_bytes: int = PROVENANCE_MEMORY_BYTES) -> Rebuild:
     """A :data:`Rebuild` that runs ``tcab-blend`` in a fresh container of
     the Blender image (``TCAB_CONTAINER_IMAGE_BLENDER`` overrides it)."""
+    from tcab.blender.config import DEFAULT_TIMEOUT
     from tcab.runtime.build import BuildLimits, build_in_container
     from tcab.runtime.images import resolve_image
 
+    # The seeded config's timeout (DEFAULT_TIMEOUT), or less; whole seconds, at least one.
+    timeout = max(1, int(min(timeout_s, DEFAULT_TIMEOUT)))
+    # tcab-blend ends Blender at `timeout` and says so; the exec limit is the backstop.
+    limits = BuildLimits(timeout_s=timeout + GRACE_S, memory_bytes=memory_bytes)
+
     def rebuild(section: BlenderSection, script: bytes) -> tuple[bytes | None, str]:
         image = rt.ensure_image(resolve_image("blender-character"))
-        timeout = min(timeout_s, float(json.loads(section.config())["timeout_seconds"]))
-        # tcab-blend ends Blender at `timeout` and says so; the exec limit is the backstop.
-        limits = BuildLimits(timeout_s=timeout + GRACE_S, memory_bytes=memory_bytes)
         tmp_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="tcab-provenance-", dir=tmp_dir) as tmp:
             work = Path(tmp)
             write_bytes(work / section.actions, script)
-            write_bytes(work / CONFIG_NAME, section.config(int(timeout)))
+            write_bytes(work / CONFIG_NAME, section.config(timeout))
             with build_in_container(rt, image, work, [("tcab-blend", "tcab-blend")],
                                     name=f"provenance-{run_id}", limits=limits, offline=True) as box:
                 if not box.ok:

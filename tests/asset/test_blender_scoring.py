@@ -15,6 +15,7 @@ from tests.blender.support import (
     REFERENCE_BUILD,
     TIN_SCOUT,
     TRIANGLE_BIN,
+    large_triangles_glb,
     load,
     make_glb,
     triangle_doc,
@@ -100,3 +101,46 @@ def test_the_rebuild_uses_the_pinned_blender_image(blender_runtime, scout_glb, t
     score = score_blender(section, _tree(tmp_path, scout_glb), tmp_path / "run", rebuild)
     assert score.status == "regenerated" and score.frames[1].flagged
     assert "localhost/tcab/no-such-blender:0" in score.frames[1].detail
+
+
+def test_a_glb_too_costly_to_preview_is_a_note_not_a_crash(tmp_path) -> None:
+    section = load(TIN_SCOUT).section
+    score = score_blender(section, _tree(tmp_path, large_triangles_glb(5_000)), tmp_path / "run", None)
+    assert score.status == "regenerated" and "preview not drawn" in score.frames[0].detail
+    assert "MAX_RASTER_PIXELS" in score.frames[0].detail
+
+
+def test_a_malformed_glb_is_no_asset_and_a_bad_joint_tag_is_a_gap(tmp_path) -> None:
+    """The reader's refusals reach scoring as GlbError, never as a crash."""
+    section = load(TIN_SCOUT).section
+    doc = triangle_doc()
+    doc["materials"] = [{"pbrMetallicRoughness": [1, 0, 0, 1]}]
+    score = score_blender(section, _tree(tmp_path, make_glb(doc, TRIANGLE_BIN)), tmp_path / "run", None)
+    assert score.status == "no_asset" and "materials[0].pbrMetallicRoughness: expected an object" in score.detail
+    doc = {**triangle_doc(), "nodes": [{"extras": {"tcab_joint": {"name": ["aim_pitch"]}}}]}
+    tagged = score_blender(section, _tree(tmp_path / "t", make_glb(doc, TRIANGLE_BIN)), tmp_path / "run2", None)
+    assert tagged.status == "regenerated" and "caller joint 'aim_pitch': no node's" in tagged.frames[0].detail
+
+
+def test_the_rebuild_gives_tcab_blend_and_the_container_one_timeout(tmp_path, monkeypatch) -> None:
+    """The config's timeout_seconds is the rebuild's bound (at least 1 s),
+    the container's is that plus the grace; no engine is needed to see it."""
+    import contextlib
+    from types import SimpleNamespace
+
+    import tcab.runtime.build
+    from tcab.testtypes.asset_blender import GRACE_S
+
+    seen = {}
+
+    @contextlib.contextmanager
+    def box(rt, image, work, steps, *, name, limits, offline):
+        seen.update(config=json.loads((work / "blender.config.json").read_bytes()), limits=limits)
+        yield SimpleNamespace(ok=False, log="stood in")
+    monkeypatch.setattr(tcab.runtime.build, "build_in_container", box)
+    rt = SimpleNamespace(ensure_image=lambda ref: ref)
+    section = load(TIN_SCOUT).section
+    for timeout_s, expected in ((0.5, 1), (30.0, 30), (10_000.0, 900)):
+        assert container_rebuild(rt, "t", tmp_path, timeout_s=timeout_s)(section, b"") == (None, "stood in")
+        assert seen["config"]["timeout_seconds"] == expected
+        assert seen["limits"].timeout_s == expected + GRACE_S

@@ -53,3 +53,17 @@ def rebuild(rt, section, script: bytes, tmp: Path) -> tuple[bytes | None, str]:
 
 def config_of(section) -> dict:
     return json.loads(section.config())
+
+
+def large_triangles_glb(count: int) -> bytes:
+    """A small GLB of ``count`` triangles that each cover most of the frame
+    (one triangle's three vertices, indexed ``count`` times)."""
+    binary = struct.pack("<9f", -1, -1, 0, 1, -1, 0, 0, 1, 0) + struct.pack(f"<{3 * count}I", *(0, 1, 2) * count)
+    doc = {"asset": {"version": "2.0"},
+           "buffers": [{"byteLength": len(binary)}],
+           "bufferViews": [{"buffer": 0, "byteLength": 36}, {"buffer": 0, "byteOffset": 36,
+                                                              "byteLength": 12 * count}],
+           "accessors": [{"bufferView": 0, "componentType": 5126, "type": "VEC3", "count": 3},
+                         {"bufferView": 1, "componentType": 5125, "type": "SCALAR", "count": 3 * count}],
+           "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}]}
+    return make_glb(doc, binary)

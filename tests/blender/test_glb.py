@@ -4,6 +4,8 @@ and summarised, and hostile files refused by the bound they break, fast."""
 from __future__ import annotations
 
 import json
+import math
+import re
 import struct
 import time
 
@@ -89,3 +91,88 @@ def test_the_export_passes_the_khronos_validator_and_the_voxel_reader(scout_glb,
     path.write_bytes(scout_glb)
     assert_valid(path)
     assert read_glb(str(path)).vertex_count == glb.summary(glb.parse(scout_glb)).vertices
+
+
+def _indexed(edit=None, indices: bytes = struct.pack("<3I", 0, 1, 2)) -> bytes:
+    """A coloured, indexed triangle on a node, ``edit``-ed (doc -> None) before it is written."""
+    doc = triangle_doc()
+    binary = TRIANGLE_BIN + indices
+    doc["buffers"][0]["byteLength"] = len(binary)
+    doc["bufferViews"].append({"buffer": 0, "byteOffset": 36, "byteLength": 12})
+    doc["accessors"].append({"bufferView": 1, "componentType": 5125, "type": "SCALAR", "count": 3})
+    doc["meshes"][0]["primitives"][0].update(indices=1, material=0)
+    doc["materials"] = [{"pbrMetallicRoughness": {"baseColorFactor": [1, 0, 0, 1]}}]
+    doc["nodes"] = [{"mesh": 0}]
+    if edit:
+        edit(doc)
+    return make_glb(doc, binary)
+
+
+def _set(path: str, value):
+    """An edit setting the doc's ``path`` ("meshes.0.primitives") to ``value``."""
+    def edit(doc):
+        *keys, last = [int(k) if k.isdigit() else k for k in path.split(".")]
+        for key in keys:
+            doc = doc[key]
+        doc[last] = value
+    return edit
+
+
+def _accessor(component: int, kind: str = "SCALAR", count: int = 3):
+    return _set("accessors.1", {"bufferView": 1, "componentType": component, "type": kind, "count": count})
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (_indexed(_set("meshes.0.primitives.0.attributes", [0])),
+     "meshes[0].primitives[0].attributes: expected an object"),
+    (_indexed(_set("materials.0.pbrMetallicRoughness", [1, 0, 0, 1])),
+     "materials[0].pbrMetallicRoughness: expected an object"),
+    (_indexed(_accessor(5126), struct.pack("<3f", math.nan, 0, 1)),
+     "meshes[0].primitives[0].indices: expected an unsigned integer SCALAR accessor"),
+    (_indexed(_accessor(5120), struct.pack("<3b", -1, 0, 1) + bytes(9)),
+     "meshes[0].primitives[0].indices: expected an unsigned integer SCALAR accessor"),
+    (_indexed(indices=struct.pack("<3I", 0, 1, 3)), "an index past its 3 positions"),
+    (_indexed(_set("meshes.0.primitives.0.attributes.POSITION", 1)),
+     "meshes[0].primitives[0].attributes.POSITION: expected a float VEC3 accessor"),
+    (_indexed(_set("accessors.0.componentType", 5123)),
+     "meshes[0].primitives[0].attributes.POSITION: expected a float VEC3 accessor"),
+    (_indexed(_set("meshes.0.primitives", {"attributes": {"POSITION": 0}})),
+     "meshes[0].primitives: expected an array of objects"),
+    (_indexed(_set("nodes.0.mesh", "0")), "nodes[0].mesh: expected an index into meshes, got '0'"),
+    (_indexed(_set("meshes.0.primitives.0.material", 5)),
+     "meshes[0].primitives[0].material: expected an index into materials, got 5"),
+], ids=["attributes-list", "pbr-list", "nan-indices", "negative-indices", "index-out-of-range",
+        "position-scalar", "position-uint16", "primitives-object", "node-mesh-string", "material-past-end"])
+def test_malformed_meshes_are_a_glb_error_naming_the_part(data, message) -> None:
+    """What scoring and tcab-blend do with a glb (parse, summary, triangles,
+    render) either works or raises GlbError: nothing else escapes."""
+    from tcab.blender.render import render
+
+    with pytest.raises(glb.GlbError, match=re.escape(message)):
+        parsed = glb.parse(data)
+        glb.summary(parsed)
+        render(glb.triangles(parsed))
+
+
+def test_the_well_formed_base_of_those_decodes() -> None:
+    ((positions, indices, colour),) = glb.triangles(glb.parse(_indexed()))
+    assert indices == [0, 1, 2] and colour == (1.0, 0.0, 0.0)
+
+
+def test_primitives_sharing_one_large_accessor_are_refused_by_the_decode_budget() -> None:
+    """One accessor is bounded by MAX_ELEMENTS, but every primitive may name
+    it again: what triangles decodes is bounded over the whole file."""
+    def edit(doc):
+        doc["accessors"].append({"componentType": 5126, "type": "VEC3", "count": glb.MAX_ELEMENTS})
+        doc["meshes"][0]["primitives"] = [{"attributes": {"POSITION": 2}, "indices": 1}] * 3
+    with pytest.raises(glb.GlbError, match=r"over MAX_DECODED \(8000000\)"):
+        glb.triangles(glb.parse(_indexed(edit)))
+
+
+@pytest.mark.parametrize("tag", [{"name": ["aim_pitch"], "kind": "rotation"}, "[" * 4000, '{"name": NaN}'],
+                         ids=["name-a-list", "deep-json-string", "nan-in-json-string"])
+def test_a_tcab_joint_tag_that_is_no_joint_is_left_out(tag) -> None:
+    """Scoring looks the tags up by name: a name that is not a string, or a
+    JSON string too deep or not JSON, is no tag (never an exception)."""
+    data = _indexed(_set("nodes.0.extras", {"tcab_joint": tag if isinstance(tag, str) else dict(tag)}))
+    assert glb.summary(glb.parse(data)).caller_joints == ()

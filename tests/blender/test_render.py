@@ -3,10 +3,13 @@ the host as tcab-blend wrote in the container, and a picture of the mesh."""
 
 from __future__ import annotations
 
+import pytest
+
 from tcab.blender import glb
-from tcab.blender.render import SIZE, render
+from tcab.blender.render import MAX_RASTER_PIXELS, SIZE, RenderError, render
 from tcab.draw import png
-from tests.blender.support import TRIANGLE_BIN, make_glb, triangle_doc
+from tcab.testtypes.asset_blender import TURNTABLE_SIZE, turntable
+from tests.blender.support import TRIANGLE_BIN, large_triangles_glb, make_glb, triangle_doc
 
 
 def test_the_preview_is_deterministic_and_draws_the_character(scout_glb) -> None:
@@ -25,3 +28,20 @@ def test_an_empty_or_degenerate_mesh_draws_the_background() -> None:
     image = render(glb.triangles(glb.parse(flat)), "transparent")
     assert set(png.decode(image, SIZE * SIZE)[2]) == {0}
     assert render([], "#000000") == png.encode(SIZE, SIZE, b"\0\0\0\xff" * SIZE * SIZE)
+
+
+def test_a_mesh_of_large_triangles_is_refused_by_the_raster_budget() -> None:
+    """Thousands of frame-filling triangles would take the host's CPU for
+    hours: their bounding boxes are summed and refused before any is drawn."""
+    parts = glb.triangles(glb.parse(large_triangles_glb(5_000)))
+    with pytest.raises(RenderError, match=r"left of MAX_RASTER_PIXELS \(16777216\)"):
+        render(parts)
+
+
+def test_the_turntable_frames_share_one_raster_budget() -> None:
+    """Each frame fits the budget alone; the turn's 24 together do not."""
+    count = MAX_RASTER_PIXELS // (TURNTABLE_SIZE * TURNTABLE_SIZE) // 4
+    parts = glb.triangles(glb.parse(large_triangles_glb(count)))
+    assert render(parts)[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(RenderError, match="MAX_RASTER_PIXELS"):
+        turntable(parts, "transparent")

@@ -10,12 +10,20 @@ import time
 
 import pytest
 
-from tcab.blender import glb
+from tcab.blender import glb, runner
 from tcab.blender.render import render
 from tcab.runtime import resolve_image
 from tcab.runtime.base import ExecOptions
 from tcab.runtime.build import BuildLimits, build_in_container
-from tests.blender.support import REFERENCE_BUILD, TIN_SCOUT, load
+from tests.blender.support import (
+    REFERENCE_BUILD,
+    TIN_SCOUT,
+    TRIANGLE_BIN,
+    large_triangles_glb,
+    load,
+    make_glb,
+    triangle_doc,
+)
 
 
 def _run(rt, tmp_path, script: str | bytes, *, timeout: int = 120, steps=None):
@@ -101,3 +109,70 @@ def test_a_bad_config_is_exit_1(blender_runtime, tmp_path, bad) -> None:
     assert "exit=1" in out and "blender.config.json" in out
 
 
+
+
+def _main_on_host(tmp_path, monkeypatch, exported: bytes | None):
+    """tcab-blend's main in ``tmp_path`` with Blender stood in for: the
+    stand-in "exports" ``exported`` (None: Blender must not be run)."""
+    (tmp_path / "build.py").write_text("")
+    (tmp_path / "blender.config.json").write_bytes(load(TIN_SCOUT).section.config(5))
+
+    def blender(config_path, script, timeout):
+        assert exported is not None, "Blender was run"
+        (tmp_path / "character.glb").write_bytes(exported)
+        return 0
+    monkeypatch.setattr(runner, "run_blender", blender)
+    monkeypatch.chdir(tmp_path)
+    return runner.main([])
+
+
+def test_a_glb_too_costly_to_preview_is_exit_4_naming_the_bound(tmp_path, monkeypatch, capsys) -> None:
+    assert _main_on_host(tmp_path, monkeypatch, large_triangles_glb(5_000)) == 4
+    assert "MAX_RASTER_PIXELS" in capsys.readouterr().err
+    assert not (tmp_path / "model.png").exists()
+
+
+def test_a_malformed_glb_is_exit_4_naming_the_part(tmp_path, monkeypatch, capsys) -> None:
+    doc = triangle_doc()
+    doc["meshes"][0]["primitives"][0]["attributes"] = [0]
+    assert _main_on_host(tmp_path, monkeypatch, make_glb(doc, TRIANGLE_BIN)) == 4
+    assert "meshes[0].primitives[0].attributes: expected an object" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("output", ["character.glb", "model.png"])
+def test_a_directory_at_an_output_path_is_exit_1_naming_it(tmp_path, monkeypatch, capsys, output) -> None:
+    """A stale output is removed before Blender runs; a directory there is
+    the workspace's to clear, not tcab-blend's (nothing in it is touched)."""
+    (tmp_path / output).mkdir()
+    (tmp_path / output / "keep").write_text("mine")
+    assert _main_on_host(tmp_path, monkeypatch, None) == 1
+    assert f"{output}: a directory is in the way of an output" in capsys.readouterr().err
+    assert (tmp_path / output / "keep").read_text() == "mine"
+
+
+def test_stale_outputs_and_links_are_removed_never_followed(tmp_path, monkeypatch) -> None:
+    (tmp_path / "outside.png").write_bytes(b"not ours")
+    (tmp_path / "model.png").symlink_to(tmp_path / "outside.png")
+    (tmp_path / "character.glb").write_bytes(b"stale")
+    assert _main_on_host(tmp_path, monkeypatch, make_glb(triangle_doc(), TRIANGLE_BIN)) == 0
+    assert (tmp_path / "outside.png").read_bytes() == b"not ours"
+    assert not (tmp_path / "model.png").is_symlink() and (tmp_path / "model.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_tcab_blend_notes_the_gaps_scoring_flags(tmp_path, monkeypatch, capsys) -> None:
+    """One contract check: the model hears from tcab-blend what scoring will
+    flag (a required animation missing, a caller joint untagged), and a
+    config edited into odd shapes is read as far as it goes, never a traceback."""
+    from tcab.testtypes.asset_blender import contract_gaps
+
+    static = make_glb(triangle_doc(), TRIANGLE_BIN)
+    assert _main_on_host(tmp_path, monkeypatch, static) == 0
+    notes = [line.removeprefix("tcab-blend: note: ") for line in capsys.readouterr().out.splitlines()
+             if line.startswith("tcab-blend: note: ")]
+    assert notes == contract_gaps(glb.summary(glb.parse(static)), load(TIN_SCOUT).section)
+    assert "caller joint 'aim_pitch': no node's extras.tcab_joint names it" in notes
+    config = json.loads((tmp_path / "blender.config.json").read_bytes())
+    (tmp_path / "blender.config.json").write_text(json.dumps({**config, "animations": 7, "joints": [3, {}]}))
+    monkeypatch.setattr(runner, "run_blender", lambda *a: (tmp_path / "character.glb").write_bytes(static) and 0)
+    assert runner.main([]) == 0
+    assert "note: no skin" in capsys.readouterr().out
