@@ -296,26 +296,36 @@ def create_app(config: ViewConfig) -> Starlette:
                 "groups": review.group_items(case, row["variant"], items), "states": states,
                 "current": past[0] if past and past[0]["current"] else None}
 
-    async def override_post(request: Request):
+    async def reviewed_post(request: Request, what: str, parse, write, anchor, needs_folder: bool):
+        """A review or an item override: the signed form, the run's reviewed
+        case, then ``write(submitted, material, folder)``; ``anchor`` is where
+        the run's page is shown after it."""
         run_id = request.path_params["run_id"]
         try:
             fields = await review.read_form(request.receive)
-            submitted = review.parse_override(run_id, fields, key)
+            submitted = parse(run_id, fields, key)
         except review.ForgedReview as exc:
             return render("error.html", 403, title="Refused", message=str(exc))
         except review.BadReview as exc:
-            return render("error.html", 400, title="Override not recorded", message=str(exc))
+            return render("error.html", 400, title=f"{what} not recorded", message=str(exc))
         row, folder = run_folder(run_id)
         case = _case(config.catalog_dir, row["case_slug"], row["case_version"])
-        if case is None or not case.test_type.reviewed:
-            return render("error.html", 400, title="Override not recorded",
-                          message="this run has nothing to review (its case's type is not reviewed)")
+        if case is None or not case.test_type.reviewed or (needs_folder and folder is None):
+            return render("error.html", 400, title=f"{what} not recorded",
+                          message="this run has nothing to review (its case's type is not reviewed"
+                                  + (", or no run folder)" if needs_folder else ")"))
         try:
             material = ReviewMaterial.of_case(case, row["variant"], row.get("case_digest"))
-            await run_in_threadpool(_write_override, config.db_path, submitted, material)
+            await run_in_threadpool(write, submitted, material, folder)
         except (ResultsError, CatalogError) as exc:
-            return render("error.html", 400, title="Override not recorded", message=str(exc))
-        return RedirectResponse(f"/runs/{run_id}#item-{submitted.item_id}", status_code=303)
+            return render("error.html", 400, title=f"{what} not recorded", message=str(exc))
+        return RedirectResponse(f"/runs/{run_id}#{anchor(submitted)}", status_code=303)
+
+    async def override_post(request: Request):
+        return await reviewed_post(
+            request, "Override", review.parse_override,
+            lambda submitted, material, _folder: _write_override(config.db_path, submitted, material),
+            lambda submitted: f"item-{submitted.item_id}", needs_folder=False)
 
     def decision_output(request: Request):
         """A medium a validation script wrote for an item (its current decision's
@@ -340,25 +350,10 @@ def create_app(config: ViewConfig) -> Starlette:
         return Response(data, media_type=media, headers={"Content-Security-Policy": "sandbox"})
 
     async def review_post(request: Request):
-        run_id = request.path_params["run_id"]
-        try:
-            fields = await review.read_form(request.receive)
-            submitted = review.parse_review(run_id, fields, key)
-        except review.ForgedReview as exc:
-            return render("error.html", 403, title="Refused", message=str(exc))
-        except review.BadReview as exc:
-            return render("error.html", 400, title="Review not recorded", message=str(exc))
-        row, folder = run_folder(run_id)
-        case = _case(config.catalog_dir, row["case_slug"], row["case_version"])
-        if case is None or not case.test_type.reviewed or folder is None:
-            return render("error.html", 400, title="Review not recorded",
-                          message="this run has nothing to review (its case's type is not reviewed, or no run folder)")
-        try:
-            material = ReviewMaterial.of_case(case, row["variant"], row.get("case_digest"))
-            await run_in_threadpool(_write_review, config.db_path, submitted, material, folder)
-        except (ResultsError, CatalogError) as exc:
-            return render("error.html", 400, title="Review not recorded", message=str(exc))
-        return RedirectResponse(f"/runs/{run_id}#review", status_code=303)
+        return await reviewed_post(
+            request, "Review", review.parse_review,
+            lambda submitted, material, folder: _write_review(config.db_path, submitted, material, folder),
+            lambda _submitted: "review", needs_folder=True)
 
     def run_proof(request: Request):
         run_id, proof_id = request.path_params["run_id"], request.path_params["proof_id"]
