@@ -5,8 +5,8 @@ size; the header and chunk lengths against the file; the JSON chunk's size,
 its bracket depth (counted, never parsed past the limit) and the length of
 every top-level list; each buffer (only the GLB's own BIN chunk: a ``uri``,
 external or ``data:``, is refused) and buffer view against what holds it;
-each accessor's count against ``GlbLimits.max_count`` and its last element
-against its view. Only then are the mesh attributes and indices decoded
+each accessor's count against ``GlbLimits.max_count``, its view's stride
+against its element's size and its last element against its view. Only then are the mesh attributes and indices decoded
 (numpy views of the bytes, copied), indices checked against the vertex
 count. A refusal is a GltfError naming the file and the JSON path.
 """
@@ -219,6 +219,9 @@ def _check_accessor(path: str, i: int, acc: dict, views: list[dict], limits: Glb
     view = views[acc["bufferView"]]
     element = np.dtype(_COMPONENTS[acc["componentType"]]).itemsize * _WIDTH[acc["type"]]
     stride = view.get("byteStride") or element
+    if stride < element:  # elements would overlap: not a layout any writer means
+        _fail(path, where, f"bufferViews[{acc['bufferView']}].byteStride {stride} is shorter than its "
+                           f"{element}-byte element")
     offset = acc.get("byteOffset", 0)
     if not _int(offset):
         _fail(path, f"{where}.byteOffset", f"expected an integer >= 0, got {offset!r}")

@@ -167,3 +167,17 @@ def test_cycles_and_second_parents_are_refused_by_node(tmp_path, nodes, message)
     path.write_bytes(_nodes_glb(nodes))
     with pytest.raises(GltfError, match=message):
         read_glb(str(path))
+
+
+def test_a_stride_shorter_than_its_element_is_refused_by_name(tmp_path):
+    doc = triangle()
+    doc["bufferViews"][0]["byteStride"] = 4  # a VEC3 of floats is 12 bytes: the elements would overlap
+    path = tmp_path / "stride.glb"
+    path.write_bytes(glb(doc, POINTS))
+    with pytest.raises(GltfError, match=r"accessors\[0\]: bufferViews\[0\]\.byteStride 4 is shorter than its "
+                                        r"12-byte element") as info:
+        read_glb(str(path))
+    assert str(path) in str(info.value)
+    doc["bufferViews"][0]["byteStride"] = 12
+    path.write_bytes(glb(doc, POINTS))
+    assert read_glb(str(path)).meshes[0][0].positions.tolist() == [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
