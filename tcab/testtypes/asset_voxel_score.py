@@ -6,7 +6,8 @@ The tool's config is the case's for the run's variant (never the collected
 ``.tcab/voxel.json``). Every file is read from the collected tree without
 following a link and bounded (a log by ``MAX_LOG_BYTES``, ``rig.json`` by
 ``MAX_RIG_BYTES``, a mesh by :data:`MAX_MESH_BYTES`); the library's replay
-bounds the work. Per part (a static model has one, ``model``):
+bounds the work, a rig's parts together as the tool's ``render`` does
+(``MAX_RIG_WORK``, ``MAX_SCENE_FACES``: a part past them scores empty). Per part (a static model has one, ``model``):
 
 - ``regenerated``: its log replays; the volume is meshed and written as
   ``regenerated/<part>.glb`` (and an iso ``.png``) in the run's folder, and
@@ -110,12 +111,12 @@ def _rig(tree: Path, rel: str) -> dict:
         raise _Unreadable(str(exc)) from None
 
 
-def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str, meshes: dict) -> VoxelPartScore:
+def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str, meshes: dict,
+          budget) -> VoxelPartScore:
     from tcab.voxel.errors import VoxelError
     from tcab.voxel.limits import MAX_LOG_BYTES
-    from tcab.voxel.log import parse_log, replay_ops
-    from tcab.voxel.mesh import mesh_volume
-    from tcab.voxel.regenerate import glb_for
+    from tcab.voxel.log import parse_log
+    from tcab.voxel.regenerate import glb_for, mesh_ops
     from tcab.voxel.render import render_png
 
     name = part or MODEL
@@ -123,11 +124,10 @@ def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str, meshes
     try:
         data = _file(tree, log_rel, MAX_LOG_BYTES, "action log")
         ops = parse_log(data, log_rel)
-        volume = replay_ops(ops, config.bounds, log_rel)
-        mesh = mesh_volume(volume)
+        volume, mesh = mesh_ops(ops, config.bounds, log_rel, budget)
     except _Unreadable as exc:
         return VoxelPartScore(name, "empty", detail=f"log {exc}")
-    except VoxelError as exc:  # a refused log, too much work, too many faces
+    except VoxelError as exc:  # a refused log, too much work, too many faces (the part's or the rig's)
         return VoxelPartScore(name, "empty", detail=str(exc))
     if volume.count() == 0:
         return VoxelPartScore(name, "empty", len(ops), detail=f"{log_rel}: places no voxel")
@@ -190,8 +190,11 @@ def score_voxel_tree(section: VoxelSection, volume: VoxelVolume, tree: Path, run
         names: list[str | None] = [p["name"] for p in rig["parts"]]
     else:
         names = [None]
+    from tcab.voxel.regenerate import RigBudget
+
     meshes: dict = {}
-    parts = tuple(_part(config, tree, run_dir, name, section.binary, meshes) for name in names)
+    budget = RigBudget.full() if section.animated else None  # the tool's render: one budget over the parts
+    parts = tuple(_part(config, tree, run_dir, name, section.binary, meshes, budget) for name in names)
     animations = check_animations(section, rig)
     if not any(p.status == "regenerated" for p in parts):
         why = "; ".join(f"{p.part}: {p.detail}" for p in parts[:5]) or "the rig defines no part"
