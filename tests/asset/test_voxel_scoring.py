@@ -231,3 +231,34 @@ def test_a_rigs_parts_share_the_tools_budgets_when_scored(tmp_path, monkeypatch,
     assert (keep.part, keep.status, keep.mesh_match) == ("keep", "regenerated", True)
     assert (beacon.part, beacon.status) == ("beacon", "empty") and named in beacon.detail
     assert "parts/beacon.actions.json" in beacon.detail
+
+
+def test_an_unrendered_part_scores_empty_and_writes_nothing(tmp_path, monkeypatch) -> None:
+    core = _case(CORE)
+    ws = tmp_path / "ws"
+    seed_repository(core, core.variant(), ws)
+    _sculpt_core(ws, monkeypatch, animations=False)
+    (ws / "parts/beacon.glb").unlink()  # its log replays, but the run never rendered it
+    score, run_dir = _score(core, core.variant(), ws, tmp_path)
+    beacon = score.parts[1]
+    assert (beacon.status, beacon.mesh, beacon.image) == ("empty", "", "") and "unrendered" in beacon.detail
+    assert sorted(p.name for p in (run_dir / "regenerated").iterdir()) == ["keep.glb", "keep.png"]
+
+
+def test_a_rescore_leaves_no_stale_output(tmp_path, monkeypatch) -> None:
+    core = _case(CORE)
+    ws = tmp_path / "ws"
+    seed_repository(core, core.variant(), ws)
+    _sculpt_core(ws, monkeypatch, animations=False)
+    score, run_dir = _score(core, core.variant(), ws, tmp_path)
+    assert score.status == "regenerated" and (run_dir / "regenerated/beacon.png").is_file()
+    (ws / "parts/beacon.actions.json").unlink()
+    score, _ = _score(core, core.variant(), ws, tmp_path)
+    assert [p.status for p in score.parts] == ["regenerated", "empty"]
+    assert sorted(p.name for p in (run_dir / "regenerated").iterdir()) == ["keep.glb", "keep.png"]
+    assert (run_dir / "exports/turntable.png").is_file()
+    (ws / "parts/keep.actions.json").unlink()
+    score, _ = _score(core, core.variant(), ws, tmp_path)
+    assert score.status == "no_asset"
+    assert not (run_dir / "exports/turntable.png").exists()
+    assert not (run_dir / "regenerated").exists() or not any((run_dir / "regenerated").iterdir())
