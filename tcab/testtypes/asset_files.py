@@ -42,3 +42,13 @@ def refusal(folder: Path, rel: str) -> str | None:
             return f"{here}: a symbolic link (not followed)"
     return None if stat.S_ISREG(mode) else f"{here}: not a regular file"
 
+
+def viewable(folder: Path | None, rel: str) -> bool:
+    """The viewer can carry the glb: a regular file within MAX_VIEW_GLB (a
+    larger one is still linked for download, just not turned here)."""
+    from tcab.web3d import MAX_VIEW_GLB
+
+    try:
+        return folder is not None and present(folder, rel) and (folder / rel).lstat().st_size <= MAX_VIEW_GLB
+    except OSError:  # gone since present() looked
+        return False

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from tcab.testtypes.asset_files import TREE_DIR, present
+from tcab.testtypes.asset_files import TREE_DIR, present, viewable
 from tcab.testtypes.asset_score import REGENERATED_DIR
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def voxel_panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) 
         "kind": section.kind, "volume": f"{volume.width}×{volume.height}×{volume.depth}",
         "parts": parts, "views": [v for v in views if v["url"]], "pose": pose,
         "animations": [{"name": a.name, "loop": a.loop, "auto_play": a.auto_play} for a in section.animations],
-        "viewer": f"/runs/{quote(run_id, safe='')}/viewer" if model else None,
+        "viewer": f"/runs/{quote(run_id, safe='')}/viewer" if model and viewable(folder, model) else None,
         "glb": url(model) if model else None,
         "turntable": url("exports/turntable.png"),
         "brief": [f"/cases/{quote(case.slug)}/{quote(case.version)}/raw/{quote(s.source)}"

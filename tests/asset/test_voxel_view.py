@@ -227,3 +227,12 @@ def test_asset_export_names_an_out_file_it_cannot_write(tmp_path, monkeypatch, a
                                 catch_exceptions=False)  # the command itself, not main()'s last line of defence
     assert inside.exit_code == 2 and "--out" in inside.output
 
+
+def test_the_panel_links_no_viewer_for_a_glb_too_large_to_carry(tmp_path, monkeypatch) -> None:
+    from tcab.web3d import MAX_VIEW_GLB
+
+    case, _, run_dir = _run(tmp_path, monkeypatch)
+    with open(run_dir / "work/scene/scene.glb", "ab") as f:
+        f.truncate(MAX_VIEW_GLB + 1)
+    v = panel(case, {"variant": "half"}, run_dir, RUN_ID)["voxel"]
+    assert v["viewer"] is None and v["glb"] == f"/runs/{RUN_ID}/raw/work/scene/scene.glb"  # still downloadable
