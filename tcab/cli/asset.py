@@ -67,7 +67,9 @@ def export(settings: Settings, run_id: str, out: Path):
 
     Each file is written atomically; the same frames give the same bytes.
     Exit 2 for an id that names no run, a run of another type or of a single
-    sprite, a run with no regenerated frames, or an OUT that is not a folder.
+    sprite, a run with no regenerated frames or model, a model or turntable
+    that is a link, not a regular file or too large (each named), or an OUT
+    that is not a folder or holds a name it cannot write.
 
     \b
     Example:
@@ -86,21 +88,20 @@ def export(settings: Settings, run_id: str, out: Path):
         raise click.BadParameter(str(exc), param_hint="'RUN_ID'") from None
     from tcab.testtypes.asset_voxel import VoxelSection
 
-    if isinstance(case.section, VoxelSection):
-        from tcab.testtypes.asset_voxel_view import export_model
-
+    voxel = isinstance(case.section, VoxelSection)
+    if voxel or getattr(case.section, "blender", False):
         try:
-            _echo(export_model(case, run.run_dir, out))
-        except ValueError as exc:
+            if voxel:
+                from tcab.testtypes.asset_voxel_view import export_model
+                written = export_model(case, run.run_dir, out)
+            else:
+                from tcab.testtypes.asset_blender import export_run
+                written = export_run(run.run_dir, out)
+        except ExportError as exc:  # the run's file: missing, a link, too large
             raise click.BadParameter(f"{run_id}: {exc}", param_hint="'RUN_ID'") from None
-        return
-    if getattr(case.section, "blender", False):
-        from tcab.testtypes.asset_blender import export_run
-
-        try:
-            _echo(export_run(run.run_dir, out))
-        except ExportError as exc:
-            raise click.BadParameter(str(exc), param_hint="'RUN_ID'") from None
+        except OSError as exc:  # the run's files were read: what failed is a write into OUT
+            raise click.BadParameter(f"{exc.filename or out}: {exc.strerror or exc}", param_hint="'--out'") from None
+        _echo(written)
         return
     if not isinstance(case.section, AssetSection):
         raise click.BadParameter(f"{run_id} is a run of {case.slug}, a {case.type} case; only an "

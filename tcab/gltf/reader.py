@@ -5,8 +5,8 @@ size; the header and chunk lengths against the file; the JSON chunk's size,
 its bracket depth (counted, never parsed past the limit) and the length of
 every top-level list; each buffer (only the GLB's own BIN chunk: a ``uri``,
 external or ``data:``, is refused) and buffer view against what holds it;
-each accessor's count against ``GlbLimits.max_count`` and its last element
-against its view. Only then are the mesh attributes and indices decoded
+each accessor's count against ``GlbLimits.max_count``, its view's stride
+against its element's size and its last element against its view. Only then are the mesh attributes and indices decoded
 (numpy views of the bytes, copied), indices checked against the vertex
 count. A refusal is a GltfError naming the file and the JSON path.
 """
@@ -219,6 +219,9 @@ def _check_accessor(path: str, i: int, acc: dict, views: list[dict], limits: Glb
     view = views[acc["bufferView"]]
     element = np.dtype(_COMPONENTS[acc["componentType"]]).itemsize * _WIDTH[acc["type"]]
     stride = view.get("byteStride") or element
+    if stride < element:  # elements would overlap: not a layout any writer means
+        _fail(path, where, f"bufferViews[{acc['bufferView']}].byteStride {stride} is shorter than its "
+                           f"{element}-byte element")
     offset = acc.get("byteOffset", 0)
     if not _int(offset):
         _fail(path, f"{where}.byteOffset", f"expected an integer >= 0, got {offset!r}")
@@ -228,18 +231,30 @@ def _check_accessor(path: str, i: int, acc: dict, views: list[dict], limits: Glb
 
 
 def _check_tree(path: str, nodes: list[dict]) -> None:
+    """Every node has at most one parent and no chain of parents loops: each
+    node is walked up once (coloured on the way), so 65,536 nodes take linear time."""
     parent: dict[int, int] = {}
     for i, node in enumerate(nodes):
         for c in node.get("children", []):
-            if c in parent or c == i:
-                _fail(path, f"nodes[{i}].children", f"node {c} has two parents or is its own child")
+            if c == i:
+                _fail(path, f"nodes[{i}].children", f"node {c} is its own child")
+            if c in parent:
+                _fail(path, f"nodes[{i}].children", f"node {c} has two parents (nodes {parent[c]} and {i})")
             parent[c] = i
-    for start in range(len(nodes)):  # a chain longer than the node count is a cycle
-        at, steps = start, 0
-        while at in parent:
-            at, steps = parent[at], steps + 1
-            if steps > len(nodes):
-                _fail(path, f"nodes[{start}]", "the node hierarchy is a cycle")
+    done = bytearray(len(nodes))  # 1: its chain of parents reaches a root
+    walking = bytearray(len(nodes))  # 1: on the chain being walked now
+    for start in range(len(nodes)):
+        chain, at = [], start
+        while not done[at]:
+            if walking[at]:
+                _fail(path, f"nodes[{at}]", "the node hierarchy is a cycle")
+            walking[at] = 1
+            chain.append(at)
+            if at not in parent:
+                break
+            at = parent[at]
+        for seen in chain:
+            done[seen] = 1
 
 
 def _accessor(path: str, where: str, index: object, doc: dict, data: bytes, bin_at: int,

@@ -64,20 +64,8 @@ def viewer_meta(case: CaseVersion) -> dict[str, Any]:
             "animations": [{"name": a.name, "loop": a.loop, "auto_play": a.auto_play} for a in section.animations]}
 
 
-def _viewable(folder: Path | None, rel: str) -> bool:
-    """The viewer can carry the glb: a regular file within MAX_VIEW_GLB (a
-    larger one is still linked for download, just not turned here)."""
-    from tcab.testtypes.asset_files import present
-    from tcab.web3d import MAX_VIEW_GLB
-
-    try:
-        return folder is not None and present(folder, rel) and (folder / rel).lstat().st_size <= MAX_VIEW_GLB
-    except OSError:  # gone since present() looked
-        return False
-
-
 def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dict[str, Any]:
-    from tcab.testtypes.asset_files import TREE_DIR, present
+    from tcab.testtypes.asset_files import TREE_DIR, present, viewable
 
     known = run.get("variant") in [v.slug for v in case.variants]
     section = case.section.for_variant(case.variant(run["variant"] if known else None))
@@ -101,5 +89,5 @@ def panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) -> dic
             "blender": {"box": f"{section.width}×{section.height}×{section.depth}", "animations": animations, "joints": joints, "gaps": summary.get("gaps", []),
                         "provenance": summary.get("provenance", ""),
                         "glb": base + glb if present(folder, glb) else None,
-                        "viewer": f"/runs/{quote(run_id, safe='')}/viewer" if _viewable(folder, glb) else None,
+                        "viewer": f"/runs/{quote(run_id, safe='')}/viewer" if viewable(folder, glb) else None,
                         "turntable": base + turn if present(folder, turn) else None}}

@@ -24,3 +24,31 @@ def present(folder: Path | None, rel: str) -> bool:
         if stat.S_ISLNK(mode):
             return False
     return stat.S_ISREG(mode)
+
+
+def refusal(folder: Path, rel: str) -> str | None:
+    """Why ``rel`` under ``folder`` is there but not :func:`present` (a link on
+    the way, a folder, a FIFO...); None when it is present or nothing is there."""
+    here = folder
+    for part in rel.split("/"):
+        here = here / part
+        try:
+            mode = os.lstat(here).st_mode
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return f"{here}: {exc.strerror or exc}"
+        if stat.S_ISLNK(mode):
+            return f"{here}: a symbolic link (not followed)"
+    return None if stat.S_ISREG(mode) else f"{here}: not a regular file"
+
+
+def viewable(folder: Path | None, rel: str) -> bool:
+    """The viewer can carry the glb: a regular file within MAX_VIEW_GLB (a
+    larger one is still linked for download, just not turned here)."""
+    from tcab.web3d import MAX_VIEW_GLB
+
+    try:
+        return folder is not None and present(folder, rel) and (folder / rel).lstat().st_size <= MAX_VIEW_GLB
+    except OSError:  # gone since present() looked
+        return False

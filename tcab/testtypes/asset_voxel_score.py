@@ -6,14 +6,19 @@ The tool's config is the case's for the run's variant (never the collected
 ``.tcab/voxel.json``). Every file is read from the collected tree without
 following a link and bounded (a log by ``MAX_LOG_BYTES``, ``rig.json`` by
 ``MAX_RIG_BYTES``, a mesh by :data:`MAX_MESH_BYTES`); the library's replay
-bounds the work. Per part (a static model has one, ``model``):
+bounds the work, a rig's parts together as the tool's ``render`` does
+(``MAX_RIG_WORK``, ``MAX_SCENE_FACES``: a part past them scores empty). Per part (a static model has one, ``model``):
 
 - ``regenerated``: its log replays; the volume is meshed and written as
   ``regenerated/<part>.glb`` (and an iso ``.png``) in the run's folder, and
   ``mesh_match`` says whether the run's own mesh has the same bytes (an
   honest log rendered after its last op always does);
 - ``empty``: its log or its mesh is missing (an unrendered part scores
-  empty), unreadable, refused by the library, or places no voxel.
+  empty), unreadable, refused by the library, or places no voxel; nothing
+  is written for it.
+
+A score first removes ``regenerated/`` and ``exports/turntable.png``: a
+re-score never shows an earlier one's files.
 
 A rig that is missing or refused leaves no part to score. No part
 regenerated is ``no_asset`` (the run becomes ``catastrophic``). A required
@@ -110,12 +115,12 @@ def _rig(tree: Path, rel: str) -> dict:
         raise _Unreadable(str(exc)) from None
 
 
-def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str, meshes: dict) -> VoxelPartScore:
+def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str, meshes: dict,
+          budget) -> VoxelPartScore:
     from tcab.voxel.errors import VoxelError
     from tcab.voxel.limits import MAX_LOG_BYTES
-    from tcab.voxel.log import parse_log, replay_ops
-    from tcab.voxel.mesh import mesh_volume
-    from tcab.voxel.regenerate import glb_for
+    from tcab.voxel.log import parse_log
+    from tcab.voxel.regenerate import glb_for, mesh_ops
     from tcab.voxel.render import render_png
 
     name = part or MODEL
@@ -123,32 +128,41 @@ def _part(config, tree: Path, run_dir: Path, part: str | None, tool: str, meshes
     try:
         data = _file(tree, log_rel, MAX_LOG_BYTES, "action log")
         ops = parse_log(data, log_rel)
-        volume = replay_ops(ops, config.bounds, log_rel)
-        mesh = mesh_volume(volume)
+        volume, mesh = mesh_ops(ops, config.bounds, log_rel, budget)
     except _Unreadable as exc:
         return VoxelPartScore(name, "empty", detail=f"log {exc}")
-    except VoxelError as exc:  # a refused log, too much work, too many faces
+    except VoxelError as exc:  # a refused log, too much work, too many faces (the part's or the rig's)
         return VoxelPartScore(name, "empty", detail=str(exc))
     if volume.count() == 0:
         return VoxelPartScore(name, "empty", len(ops), detail=f"{log_rel}: places no voxel")
-    meshes[name] = mesh
     glb = glb_for(mesh, name, tool == "voxel-anim")  # the tool's own bytes for this mesh
+    mesh_rel = config.path("mesh", part=part)
+    try:
+        own = _file(tree, mesh_rel, MAX_MESH_BYTES, "mesh")
+    except _Unreadable as exc:  # the prompt's contract: an unrendered part scores empty (and shows nothing)
+        return VoxelPartScore(name, "empty", len(ops), volume.count(), mesh.faces, None, detail=f"unrendered: mesh {exc}")
+    meshes[name] = mesh
     out = run_dir / REGENERATED_DIR
     out.mkdir(parents=True, exist_ok=True)
     write_bytes(out / f"{name}.glb", glb)
     write_bytes(out / f"{name}.png", render_png(mesh, "iso", config.bounds, config.background))
-    base = VoxelPartScore(name, "regenerated", len(ops), volume.count(), mesh.faces, None,
-                     f"{REGENERATED_DIR}/{name}.glb", f"{REGENERATED_DIR}/{name}.png")
-    mesh_rel = config.path("mesh", part=part)
-    try:
-        own = _file(tree, mesh_rel, MAX_MESH_BYTES, "mesh")
-    except _Unreadable as exc:  # the prompt's contract: an unrendered part scores empty
-        return VoxelPartScore(name, "empty", base.ops, base.voxels, base.faces, None, base.mesh, base.image,
-                         f"unrendered: mesh {exc}")
-    if own != glb:
-        return VoxelPartScore(name, "regenerated", base.ops, base.voxels, base.faces, False, base.mesh, base.image,
-                         f"{mesh_rel} differs from the mesh its log regenerates (rendered before the last ops?)")
-    return VoxelPartScore(name, "regenerated", base.ops, base.voxels, base.faces, True, base.mesh, base.image)
+    detail = "" if own == glb else f"{mesh_rel} differs from the mesh its log regenerates (rendered before the last ops?)"
+    return VoxelPartScore(name, "regenerated", len(ops), volume.count(), mesh.faces, own == glb,
+                          f"{REGENERATED_DIR}/{name}.glb", f"{REGENERATED_DIR}/{name}.png", detail)
+
+
+def _clear(run_dir: Path) -> None:
+    """Remove what an earlier score wrote, so a re-score never shows it as its own
+    (run_dir is tcab's; still, a link found there is removed, never followed)."""
+    import shutil
+
+    from tcab.testtypes.asset_voxel_export import EXPORTS_DIR, TURNTABLE
+
+    for path in (run_dir / REGENERATED_DIR, run_dir / EXPORTS_DIR / TURNTABLE):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.is_symlink() or path.exists():
+            path.unlink()
 
 
 def check_animations(section: VoxelSection, rig: dict | None) -> tuple[AnimationScore, ...]:
@@ -179,6 +193,7 @@ def score_voxel_tree(section: VoxelSection, volume: VoxelVolume, tree: Path, run
     """Regenerate the model of the run whose collected tree is ``tree`` (in
     ``volume``, its variant's) into ``run_dir/regenerated/`` and score it."""
     config = _config(section, volume)
+    _clear(run_dir)
     version = _version(tree)
     rig = None
     if section.animated:
@@ -190,8 +205,11 @@ def score_voxel_tree(section: VoxelSection, volume: VoxelVolume, tree: Path, run
         names: list[str | None] = [p["name"] for p in rig["parts"]]
     else:
         names = [None]
+    from tcab.voxel.regenerate import RigBudget
+
     meshes: dict = {}
-    parts = tuple(_part(config, tree, run_dir, name, section.binary, meshes) for name in names)
+    budget = RigBudget.full() if section.animated else None  # the tool's render: one budget over the parts
+    parts = tuple(_part(config, tree, run_dir, name, section.binary, meshes, budget) for name in names)
     animations = check_animations(section, rig)
     if not any(p.status == "regenerated" for p in parts):
         why = "; ".join(f"{p.part}: {p.detail}" for p in parts[:5]) or "the rig defines no part"

@@ -12,11 +12,12 @@ served by the view's confined ``/runs/<id>/raw/`` route.
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from tcab.testtypes.asset_files import TREE_DIR, present
+from tcab.testtypes.asset_files import TREE_DIR, present, viewable
 from tcab.testtypes.asset_score import REGENERATED_DIR
 
 if TYPE_CHECKING:
@@ -24,6 +25,11 @@ if TYPE_CHECKING:
 
 VIEWS = ("iso", "front", "side", "top")
 MAX_PANEL_PARTS = 64
+#: The largest file ``tcab asset export`` copies: what the tool may write (a
+#: scene of MAX_SCENE_FACES faces, twice a part's, at ~136 bytes a face, with
+#: its baked animations), as the Blender export copies the largest .glb its
+#: scorer reads. Not the viewer's MAX_VIEW_GLB: that bounds a page, not a file.
+MAX_EXPORT_BYTES = 320 << 20
 
 
 def _rig(folder: Path | None, section) -> dict | None:
@@ -89,7 +95,7 @@ def voxel_panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) 
         "kind": section.kind, "volume": f"{volume.width}×{volume.height}×{volume.depth}",
         "parts": parts, "views": [v for v in views if v["url"]], "pose": pose,
         "animations": [{"name": a.name, "loop": a.loop, "auto_play": a.auto_play} for a in section.animations],
-        "viewer": f"/runs/{quote(run_id, safe='')}/viewer" if model else None,
+        "viewer": f"/runs/{quote(run_id, safe='')}/viewer" if model and viewable(folder, model) else None,
         "glb": url(model) if model else None,
         "turntable": url("exports/turntable.png"),
         "brief": [f"/cases/{quote(case.slug)}/{quote(case.version)}/raw/{quote(s.source)}"
@@ -100,20 +106,39 @@ def voxel_panel(case: CaseVersion, run: dict, folder: Path | None, run_id: str) 
 
 def export_model(case: CaseVersion, run_dir: Path, out: Path) -> list[Path]:
     """Write the run's model (``model.glb``) and its turntable (``turntable.png``)
-    into ``out``, each read without following a link; ValueError when the run
-    has neither (not regenerated, or its logs regenerate to nothing)."""
+    into ``out``, each read without following a link and within
+    :data:`MAX_EXPORT_BYTES`, both read before either is written. Raises
+    ExportError naming the file that is there but refused (a link, a folder,
+    too large) or when the run has neither (not regenerated, or its logs
+    regenerate to nothing); the OSError of a write into ``out``."""
     from tcab.atomic import write_bytes
     from tcab.reading import read_bytes
+    from tcab.testtypes.asset_export import ExportError
+    from tcab.testtypes.asset_files import refusal
     from tcab.testtypes.asset_voxel_export import EXPORTS_DIR, TURNTABLE
-    from tcab.web3d import MAX_VIEW_GLB
+    from tcab.voxel.config import DEFAULTS
 
-    sources = [(model_file(case, run_dir), "model.glb"), (f"{EXPORTS_DIR}/{TURNTABLE}", TURNTABLE)]
-    written = []
-    for rel, name in sources:
-        if rel is not None and present(run_dir, rel):
-            write_bytes(out / name, read_bytes(run_dir / rel, MAX_VIEW_GLB, follow=False, what=name))
-            written.append(out / name)
-    if not written:
-        raise ValueError("no model to export: the run has no regenerated or rendered model "
-                         "(its regenerate task has not run, or it is no_asset)")
-    return written
+    if case.section.animated:
+        models = [f"{TREE_DIR}/{DEFAULTS['voxel-animation']['scene_mesh']}"]
+    else:
+        models = [f"{REGENERATED_DIR}/model.glb", f"{TREE_DIR}/{DEFAULTS['voxel-model']['mesh']}"]
+    found: dict[str, bytes] = {}
+    for name, candidates in (("model.glb", models), (TURNTABLE, [f"{EXPORTS_DIR}/{TURNTABLE}"])):
+        for rel in candidates:
+            why = refusal(run_dir, rel)
+            if why is not None:
+                raise ExportError(why)
+            if not present(run_dir, rel):
+                continue
+            try:
+                found[name] = read_bytes(run_dir / rel, MAX_EXPORT_BYTES, follow=False, what=name)
+            except OSError as exc:  # gone or replaced since it was looked at, or too large
+                raise ExportError(f"{run_dir / rel}: {exc.strerror or exc}"
+                                  + (" (MAX_EXPORT_BYTES)" if exc.errno == errno.EFBIG else "")) from None
+            break
+    if not found:
+        raise ExportError("no model to export: the run has no regenerated or rendered model "
+                          "(its regenerate task has not run, or it is no_asset)")
+    for name, data in found.items():
+        write_bytes(out / name, data)
+    return [out / name for name in found]

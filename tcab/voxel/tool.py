@@ -113,28 +113,15 @@ def _rig_command(ws, name: str, v: dict) -> int:
     return 0
 
 
-def _part_mesh(ws, part: str | None, budget: list[int] | None = None):
-    """The part's volume and mesh; ``budget`` ([work, faces]) is what the rig's
-    parts have left together (MAX_RIG_WORK, MAX_SCENE_FACES), spent by this part."""
-    from tcab.voxel.limits import MAX_FACES, MAX_WORK
-    from tcab.voxel.log import parse_log, replay_ops
-    from tcab.voxel.mesh import mesh_volume
+def _part_mesh(ws, part: str | None, budget=None):
+    """The part's volume and mesh; ``budget`` (a RigBudget) is what the rig's
+    parts have left together, spent by this part."""
+    from tcab.voxel.log import parse_log
+    from tcab.voxel.regenerate import mesh_ops
     relative = ws.config.path("actions", part=part)
     path = ws.file(relative)
     data = read_file(path) if os.path.lexists(path) else b""
-    allowed = MAX_WORK if budget is None else min(MAX_WORK, budget[0])
-    volume = replay_ops(parse_log(data, relative), ws.config.bounds, relative, max_work=allowed)
-    if budget is None:
-        return volume, mesh_volume(volume)
-    budget[0] -= volume.work
-    from tcab.voxel.errors import VoxelError
-    try:
-        mesh = mesh_volume(volume, max_faces=min(MAX_FACES, budget[1]))
-    except VoxelError as exc:
-        raise VoxelError(f"{relative}: {exc}" + ("" if budget[1] >= MAX_FACES else
-                                                 " (what MAX_SCENE_FACES left for this part)")) from None
-    budget[1] -= mesh.faces
-    return volume, mesh
+    return mesh_ops(parse_log(data, relative), ws.config.bounds, relative, budget)
 
 
 def _write_part(ws, part: str | None, mesh, view: str, out: str | None, sender=None, frame: int = 0,
@@ -185,8 +172,8 @@ def render_anim(ws, v: dict) -> int:
         written = _write_part(ws, v["component"], mesh, v["view"], v["out"], _sender(ws), frame, count)
         print(f"render: {written}: {volume.count()} voxels")
         return 0
-    from tcab.voxel.limits import MAX_RIG_WORK, MAX_SCENE_FACES
-    meshes, budget = {}, [MAX_RIG_WORK, MAX_SCENE_FACES]
+    from tcab.voxel.regenerate import RigBudget
+    meshes, budget = {}, RigBudget.full()
     for p in rig["parts"]:
         volume, meshes[p["name"]] = _part_mesh(ws, p["name"], budget)
     if v["time"] is not None:

@@ -208,3 +208,57 @@ def test_a_regenerated_model_gets_a_deterministic_turntable(tmp_path, monkeypatc
     first = turntable.read_bytes()
     score_voxel_tree(core.section, core.section.volume_for(core.variant("half")), ws, tmp_path / "again")
     assert (tmp_path / "again/exports/turntable.png").read_bytes() == first
+
+
+@pytest.mark.parametrize(("limit", "value", "named"), [("MAX_RIG_WORK", 330, "MAX_RIG_WORK"),
+                                                       ("MAX_SCENE_FACES", 300, "MAX_SCENE_FACES")])
+def test_a_rigs_parts_share_the_tools_budgets_when_scored(tmp_path, monkeypatch, limit, value, named) -> None:
+    """keep (320 work, 288 faces) and beacon (20 work, 48 faces) each fit the
+    lowered budget; together they pass it, as the tool's full render says.
+    Each part's mesh came from ``render --component``, which no rig budget bounds."""
+    from tcab.voxel import limits
+
+    core = _case(CORE)
+    ws = tmp_path / "ws"
+    seed_repository(core, core.variant(), ws)
+    _sculpt_core(ws, monkeypatch, animations=False)
+    monkeypatch.setattr(limits, limit, value)
+    for part in ("keep", "beacon"):
+        assert main_anim(["render", "--component", part]) == 0
+    assert main_anim(["render"]) == 1  # the tool refuses the rig whole
+    score, run_dir = _score(core, core.variant(), ws, tmp_path)
+    keep, beacon = score.parts
+    assert (keep.part, keep.status, keep.mesh_match) == ("keep", "regenerated", True)
+    assert (beacon.part, beacon.status) == ("beacon", "empty") and named in beacon.detail
+    assert "parts/beacon.actions.json" in beacon.detail
+
+
+def test_an_unrendered_part_scores_empty_and_writes_nothing(tmp_path, monkeypatch) -> None:
+    core = _case(CORE)
+    ws = tmp_path / "ws"
+    seed_repository(core, core.variant(), ws)
+    _sculpt_core(ws, monkeypatch, animations=False)
+    (ws / "parts/beacon.glb").unlink()  # its log replays, but the run never rendered it
+    score, run_dir = _score(core, core.variant(), ws, tmp_path)
+    beacon = score.parts[1]
+    assert (beacon.status, beacon.mesh, beacon.image) == ("empty", "", "") and "unrendered" in beacon.detail
+    assert sorted(p.name for p in (run_dir / "regenerated").iterdir()) == ["keep.glb", "keep.png"]
+
+
+def test_a_rescore_leaves_no_stale_output(tmp_path, monkeypatch) -> None:
+    core = _case(CORE)
+    ws = tmp_path / "ws"
+    seed_repository(core, core.variant(), ws)
+    _sculpt_core(ws, monkeypatch, animations=False)
+    score, run_dir = _score(core, core.variant(), ws, tmp_path)
+    assert score.status == "regenerated" and (run_dir / "regenerated/beacon.png").is_file()
+    (ws / "parts/beacon.actions.json").unlink()
+    score, _ = _score(core, core.variant(), ws, tmp_path)
+    assert [p.status for p in score.parts] == ["regenerated", "empty"]
+    assert sorted(p.name for p in (run_dir / "regenerated").iterdir()) == ["keep.glb", "keep.png"]
+    assert (run_dir / "exports/turntable.png").is_file()
+    (ws / "parts/keep.actions.json").unlink()
+    score, _ = _score(core, core.variant(), ws, tmp_path)
+    assert score.status == "no_asset"
+    assert not (run_dir / "exports/turntable.png").exists()
+    assert not (run_dir / "regenerated").exists() or not any((run_dir / "regenerated").iterdir())

@@ -143,3 +143,96 @@ def test_asset_export_writes_a_voxel_runs_glb_and_turntable(tmp_path, monkeypatc
     assert result.stdout.split() == [str(tmp_path / "out/model.glb"), str(tmp_path / "out/turntable.png")]
     assert (tmp_path / "out/model.glb").read_bytes() == (run.run_dir / "work/scene/scene.glb").read_bytes()
     assert Image.open(tmp_path / "out/turntable.png").n_frames == 24
+
+
+def _exported_run(tmp_path, monkeypatch):
+    from tests.support.run_folders import write_run
+
+    case, settings, first = _run(tmp_path, monkeypatch)
+    other = "20261205-caldera-core-reference-2"
+    run = write_run(settings.runs_dir, other, case, variant="half", tree=first / "work")
+    score_voxel_tree(case.section, case.section.volume_for(case.variant("half")), run.run_dir / "work", run.run_dir)
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    return settings, other, run.run_dir
+
+
+def _export(settings, run_id, out):
+    from tests.support.settings import run_tcab
+
+    result = run_tcab(settings, "asset", "export", run_id, "--out", str(out))
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def test_asset_export_of_a_voxel_run_is_bounded_as_the_tools_output_not_the_viewer(tmp_path, monkeypatch) -> None:
+    from tcab.testtypes.asset_voxel_view import MAX_EXPORT_BYTES
+    from tcab.web3d import MAX_VIEW_GLB
+
+    settings, run_id, run_dir = _exported_run(tmp_path, monkeypatch)
+    scene = run_dir / "work/scene/scene.glb"
+    with open(scene, "ab") as f:  # sparse: a scene the tool could write, too large for a viewer page
+        f.truncate(MAX_VIEW_GLB + (8 << 20))
+    result = _export(settings, run_id, tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out/model.glb").stat().st_size == MAX_VIEW_GLB + (8 << 20)
+    with open(scene, "ab") as f:
+        f.truncate(MAX_EXPORT_BYTES + 1)
+    result = _export(settings, run_id, tmp_path / "out2")
+    assert result.returncode == 2 and "work/scene/scene.glb" in result.stderr and "MAX_EXPORT_BYTES" in result.stderr
+    assert not (tmp_path / "out2").exists()  # nothing half exported
+
+
+@pytest.mark.parametrize("attack", ["link", "folder", "fifo", "linked-folder"])
+def test_asset_export_names_a_model_that_is_not_a_plain_file(tmp_path, monkeypatch, attack) -> None:
+    import os
+
+    settings, run_id, run_dir = _exported_run(tmp_path, monkeypatch)
+    scene = run_dir / "work/scene/scene.glb"
+    scene.unlink()
+    if attack == "link":
+        scene.symlink_to("/etc/passwd")
+    elif attack == "folder":
+        scene.mkdir()
+    elif attack == "fifo":
+        os.mkfifo(scene)
+    else:
+        (tmp_path / "elsewhere").mkdir()
+        (tmp_path / "elsewhere/scene.glb").write_bytes(b"glTF")
+        (run_dir / "work/scene").rename(tmp_path / "moved")
+        (run_dir / "work/scene").symlink_to(tmp_path / "elsewhere")
+    result = _export(settings, run_id, tmp_path / "out")
+    assert result.returncode == 2 and "RUN_ID" in result.stderr, result.stderr
+    assert "work/scene" in result.stderr and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("attack", ["folder", "link"])
+def test_asset_export_names_an_out_file_it_cannot_write(tmp_path, monkeypatch, attack) -> None:
+    settings, run_id, _ = _exported_run(tmp_path, monkeypatch)
+    out = tmp_path / "out"
+    out.mkdir()
+    if attack == "folder":
+        (out / "model.glb").mkdir()
+    else:
+        (out / "turntable.png").symlink_to(tmp_path / "elsewhere.png")
+    result = _export(settings, run_id, out)
+    assert result.returncode == 2 and "--out" in result.stderr, result.stderr
+    assert str(out / ("model.glb" if attack == "folder" else "turntable.png")) in result.stderr
+    assert not (tmp_path / "elsewhere.png").exists()
+    from click.testing import CliRunner
+
+    from tcab.cli import cli
+    from tests.support.settings import cli_env
+
+    inside = CliRunner().invoke(cli, ["asset", "export", run_id, "--out", str(out)], env=cli_env(settings),
+                                catch_exceptions=False)  # the command itself, not main()'s last line of defence
+    assert inside.exit_code == 2 and "--out" in inside.output
+
+
+def test_the_panel_links_no_viewer_for_a_glb_too_large_to_carry(tmp_path, monkeypatch) -> None:
+    from tcab.web3d import MAX_VIEW_GLB
+
+    case, _, run_dir = _run(tmp_path, monkeypatch)
+    with open(run_dir / "work/scene/scene.glb", "ab") as f:
+        f.truncate(MAX_VIEW_GLB + 1)
+    v = panel(case, {"variant": "half"}, run_dir, RUN_ID)["voxel"]
+    assert v["viewer"] is None and v["glb"] == f"/runs/{RUN_ID}/raw/work/scene/scene.glb"  # still downloadable

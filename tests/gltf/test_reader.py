@@ -106,3 +106,78 @@ def test_truncated_and_foreign_files(tmp_path):
     link.symlink_to(path)
     with pytest.raises(GltfError, match="symbolic link"):
         read_glb(str(link))
+
+
+def _nodes_glb(nodes: list[dict]) -> bytes:
+    return glb({"asset": {"version": "2.0"}, "nodes": nodes})
+
+
+def _lines_run(path: str) -> int:
+    """The lines of tcab/gltf/reader.py that ``read_glb(path)`` executes; a
+    quadratic check is stopped at the budget rather than waited for."""
+    import sys
+
+    from tcab.gltf import reader
+
+    budget, count = 64 * (1 << 16), [0]
+
+    def local(frame, event, arg):
+        if event == "line":
+            count[0] += 1
+            if count[0] > budget:
+                raise AssertionError(f"over {budget} lines: not linear in the node count")
+        return local
+
+    def calls(frame, event, arg):
+        return local if frame.f_code.co_filename == reader.__file__ else None
+
+    sys.settrace(calls)
+    try:
+        read_glb(path)
+    finally:
+        sys.settrace(None)
+    return count[0]
+
+
+@pytest.mark.parametrize("shape", ["chain", "flat"])
+def test_a_tree_of_65536_nodes_is_checked_in_linear_work(tmp_path, shape):
+    n = 1 << 16  # max_list: the most nodes a file may have
+    if shape == "chain":
+        nodes = [{"children": [i + 1]} for i in range(n - 1)] + [{}]
+    else:
+        nodes = [{"children": list(range(1, n))}] + [{}] * (n - 1)
+    path = tmp_path / "tree.glb"
+    path.write_bytes(_nodes_glb(nodes))
+    assert _lines_run(str(path)) <= 64 * n
+    nodes[-1] = {"children": [0]}  # the chain closed into a ring; the flat list's last leaf holding its root
+    path.write_bytes(_nodes_glb(nodes))
+    with pytest.raises(GltfError, match=r"nodes\[\d+\].*cycle|two parents"):
+        _lines_run(str(path))
+
+
+@pytest.mark.parametrize(("nodes", "message"), [
+    ([{"children": [1]}, {"children": [2]}, {"children": [0]}], r"nodes\[[012]\]: the node hierarchy is a cycle"),
+    ([{"children": [2]}, {"children": [2]}, {}], r"nodes\[1\]\.children: node 2 has two parents"),
+    ([{"children": [0]}], r"nodes\[0\]\.children: node 0 .*its own child"),
+    ([{"children": [1, 1]}, {}], r"nodes\[0\]\.children: node 1 has two parents"),
+    ([{"children": [1]}, {}, {"children": [3]}, {"children": [2]}], r"nodes\[(2|3)\]: the node hierarchy is a cycle"),
+])
+def test_cycles_and_second_parents_are_refused_by_node(tmp_path, nodes, message):
+    path = tmp_path / "tree.glb"
+    path.write_bytes(_nodes_glb(nodes))
+    with pytest.raises(GltfError, match=message):
+        read_glb(str(path))
+
+
+def test_a_stride_shorter_than_its_element_is_refused_by_name(tmp_path):
+    doc = triangle()
+    doc["bufferViews"][0]["byteStride"] = 4  # a VEC3 of floats is 12 bytes: the elements would overlap
+    path = tmp_path / "stride.glb"
+    path.write_bytes(glb(doc, POINTS))
+    with pytest.raises(GltfError, match=r"accessors\[0\]: bufferViews\[0\]\.byteStride 4 is shorter than its "
+                                        r"12-byte element") as info:
+        read_glb(str(path))
+    assert str(path) in str(info.value)
+    doc["bufferViews"][0]["byteStride"] = 12
+    path.write_bytes(glb(doc, POINTS))
+    assert read_glb(str(path)).meshes[0][0].positions.tolist() == [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
