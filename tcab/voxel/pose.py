@@ -17,6 +17,7 @@ its parent's world times its local. Untracked joints sit at ``rest``.
 
 from __future__ import annotations
 
+import bisect
 import math
 
 import numpy as np
@@ -62,7 +63,8 @@ def sample(keys: list[dict], t_ms: float) -> float | None:
         return keys[0]["value"]
     if t_ms >= keys[-1]["t_ms"]:
         return keys[-1]["value"]
-    i = max(k for k in range(len(keys) - 1) if keys[k]["t_ms"] <= t_ms)
+    # The last key at or before t_ms (keys are in time order), found by bisection: a bake samples every frame.
+    i = bisect.bisect_right(keys, t_ms, hi=len(keys) - 1, key=lambda k: k["t_ms"]) - 1
     a, b = keys[i], keys[i + 1]
     if a["interp"] == "constant":
         return a["value"]
