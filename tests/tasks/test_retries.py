@@ -121,3 +121,22 @@ def test_tcab_report_shows_the_attempts(project, monkeypatch):
     only_reference = subprocess.run([sys.executable, "-m", "tcab", "report", "--db", db, "--json", "--harness",
                                      "reference"], capture_output=True, text=True, env=env, timeout=120)
     assert json.loads(only_reference.stdout)["retried"] == []
+
+
+def test_no_retry_once_the_budget_is_reached_and_the_end_says_why(project, monkeypatch):
+    # The first attempt ends infrastructure but recorded its tokens: $0.60 of a $0.50 budget.
+    project.path("prices.toml").write_text('currency = "USD"\n[models."m1"]\ninput = 0.6\noutput = 2.0\n')
+    project.path("paid.yaml").write_text(
+        "name: paid\nruns:\n  - cases:\n      - mini\n    harnesses:\n      - harness: scripted\n"
+        "        models: m1\nprices: prices.toml\nbudget: 0.5\nreport: no\n" + RETRIES)
+    monkeypatch.setenv("TCAB_FAKE_TOKENS", "1000000")
+    monkeypatch.setenv("TCAB_FAKE_FLAKY", "scripted:1")
+    code, _, out = project.doit("plan=paid.yaml")
+    assert code != 0
+    entry = "mini/v1.0.0/one/scripted@m1/1"
+    assert project.calls().count(f"run {entry}") == 1, "the retry is a new run: the budget holds for it too"
+    assert [(a, s) for a, _, s, _ in _attempts(project, entry)] == [(1, "infrastructure")]
+    assert not project.path(f"results/sweep/runs/{entry}.json").exists()
+    tail = out[out.index("sweep paid:"):]
+    assert (f"  run:{entry}: run {entry} ended infrastructure (") in tail
+    assert "not retried: budget reached: $0.6000 spent of $0.5000 (plan key budget)" in tail
