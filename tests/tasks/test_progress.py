@@ -142,3 +142,21 @@ def test_progress_off(project):
     assert make_progress(sweep.ctx, io.StringIO()) is None
     on = dataclasses.replace(sweep.ctx, progress=True)
     assert make_progress(on, io.StringIO()).total == len(sweep.ctx.sweep.runs)
+
+
+def test_a_finished_runs_status_is_read_through_its_own_context(project, monkeypatch):
+    """Two contexts one after the other, the first collected and its id reused
+    (simulated: every id is 0): the second must not get the first's runs."""
+    from tcab.tasks import load_sweep, progressfeed
+    from tests.tasks.sweep_fakes import make_executors
+
+    monkeypatch.setattr(progressfeed, "id", lambda obj: 0, raising=False)
+    first = load_sweep(None, root=project.root, executors=make_executors(project.root), env={}).ctx
+    assert progressfeed.run_status(first, "run:mini/v1.0.0/one/scripted/1") == "completed"
+    project.path("other.yaml").write_text(
+        "name: other\nruns:\n  - cases:\n      - mini\n    harnesses:\n      - harness: scripted\n"
+        "        models: m1\nreport: no\n")
+    monkeypatch.setenv("TCAB_FAKE_STATUS", "scripted:harness_error")
+    assert project.doit("plan=other.yaml")[0] == 0
+    second = load_sweep("other.yaml", root=project.root, executors=make_executors(project.root), env={}).ctx
+    assert progressfeed.run_status(second, "run:mini/v1.0.0/one/scripted@m1/1") == "harness_error"
