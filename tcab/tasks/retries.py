@@ -50,7 +50,9 @@ def attempt_runs(ctx: SweepContext, spec: RunSpec, first_run_id: str,
         if policy.infrastructure:
             # Without retries an entry has one attempt, its run: no row (a
             # results.db write per run costs 10-40 ms on a busy disk).
-            record_attempt(ctx.settings.results_db, spec.name, attempt, outcome.run_id, str(outcome.status),
+            # Numbered by the database, per entry across sweeps: a later sweep's
+            # attempts go on after this one's (results/attempts.py).
+            record_attempt(ctx.settings.results_db, spec.name, None, outcome.run_id, str(outcome.status),
                            outcome.detail)
         if str(outcome.status) not in RETRIED or attempt > policy.infrastructure:
             return outcome
