@@ -72,6 +72,7 @@ class _Source:
     display: str
     text: str = ""
     problems: list[Problem] = field(default_factory=list)
+    headers: dict[str, int] = field(default_factory=dict)  # each model's ``[models."X"]`` line
 
     def add(self, key: str | None, message: str, line: int | None = None) -> None:
         self.problems.append(Problem(self.display, message, key=key, line=line))
@@ -103,11 +104,13 @@ def _read(path: Path) -> tuple[_Source, dict | None]:
 
 
 def _parse(source: _Source) -> dict | None:
-    _duplicates(source)
+    twice = _headers(source)
     try:
         return tomli.loads(source.text)
     except tomli.TOMLDecodeError as exc:
-        source.add(None, f"invalid TOML: {getattr(exc, 'msg', None) or exc}", getattr(exc, "lineno", None))
+        line = getattr(exc, "lineno", None)
+        if line not in twice:  # a duplicate is already reported, with where it was first declared
+            source.add(None, f"invalid TOML: {getattr(exc, 'msg', None) or exc}", line)
         return None
 
 
@@ -130,7 +133,7 @@ def load_prices(path: Path | str) -> PriceTable:
     source, data = _read(path)
     if data is None:
         raise source.fail()
-    headers = _duplicates(source)
+    headers = source.headers
     for key in data:
         if key not in _TOP_KEYS:
             source.add(key, f"unknown key; expected one of {', '.join(_TOP_KEYS)}", _top_line(source.text, key))
@@ -185,19 +188,22 @@ def _key_line(text: str, header: int | None, key: str) -> int | None:
     return header
 
 
-def _duplicates(source) -> dict[str, int]:
-    """The header line of each model; a model declared twice (two
-    ``[models."X"]`` headers, quoted or bare) is refused here: tomli refuses
-    the file too, but only as "cannot declare twice"."""
-    seen: dict[str, int] = {}
+def _headers(source: _Source) -> set[int]:
+    """Note each model's header line in ``source.headers``; a model declared
+    twice (two ``[models."X"]`` headers, quoted or bare) is a problem at its
+    second header, each one reported (tomli refuses the file too, but at its
+    first duplicate only, as "cannot declare twice"). Returns those lines."""
+    twice = set()
     for number, line in enumerate(source.text.splitlines(), start=1):
         if m := _MODEL_HEADER.match(line):
             name = m.group(1).strip('"')
-            if name in seen:
-                raise InputError(f"{source.display}:{number}: models.\"{name}\": duplicate model "
-                                 f"(first declared on line {seen[name]})")
-            seen[name] = number
-    return seen
+            if name in source.headers:
+                source.add(f'models."{name}"', f"duplicate model (first declared on line {source.headers[name]})",
+                           number)
+                twice.add(number)
+            else:
+                source.headers[name] = number
+    return twice
 
 
 __all__ = ["PRICE_KEYS", "ModelPrice", "PriceTable", "load_prices"]

@@ -74,6 +74,7 @@ class Progress:
         self.done = 0             # runs finished or up to date
         self.finished_here = 0    # runs finished in this invocation (the rate of the estimate)
         self.recorded = 0         # runs up to date: recorded by an earlier invocation
+        self.not_started = 0      # runs skipped: a task they depend on failed
         self.statuses: Counter[str] = Counter()
         self.last_plain = -PLAIN_EVERY_S
         self.last_step = -1
@@ -98,6 +99,12 @@ class Progress:
         self.statuses[status] += 1
         self._show()
 
+    def skipped(self) -> None:
+        # Never started (its prompt failed, say): done for this invocation, not running.
+        self.done += 1
+        self.not_started += 1
+        self._show()
+
     def parts(self) -> list[tuple[str, str]]:
         """The line's parts, each with the rich style it is drawn in on a terminal."""
         total = max(self.total, 1)
@@ -111,6 +118,8 @@ class Progress:
         failed = sorted((s, n) for s, n in self.statuses.items() if s != "completed")
         if failed:
             parts.append(("failed: " + ", ".join(f"{s} {n}" for s, n in failed), "red"))
+        if self.not_started:
+            parts.append((f"{self.not_started} skipped", "red"))
         elapsed = self.clock() - self.start
         parts.append((f"{duration(elapsed)} elapsed", ""))
         left = self.total - self.done

@@ -42,14 +42,11 @@ def run_status(ctx, task_name: str) -> str:
     return status if isinstance(status, str) else "completed"
 
 
-_BY_NAME: dict[int, dict] = {}
-
-
 def _specs(ctx) -> dict:
-    found = _BY_NAME.get(id(ctx))
-    if found is None:
-        found = _BY_NAME[id(ctx)] = {f"run:{spec.name}": spec for spec in ctx.sweep.runs}
-    return found
+    """The sweep's run specs by task name, built once per context. Kept by the
+    context's own memo, never in a module dict keyed by ``id(ctx)``: an id is
+    reused once its object is collected, and would hand out another sweep's runs."""
+    return ctx.lookups.once(("run-specs-by-task",), lambda: {f"run:{spec.name}": spec for spec in ctx.sweep.runs})
 
 
 __all__ = ["make_progress", "run_status"]

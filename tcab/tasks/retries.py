@@ -8,11 +8,14 @@ holds its concurrency slots only while it runs (not while it waits), and
 keeps its row in ``run_attempts`` (every attempt of every run, when the plan
 sets retries); the plan entry's result is its last attempt. Outcomes the model is responsible for (completed, harness_error,
 timed_out, hung, limit_exceeded), ``canceled`` and ``internal_error`` are
-never retried here.
+never retried here. A retry is a new run that may spend tokens, so the
+plan's budget is checked before each one, as before the first: once it is
+reached the last attempt is the result, its detail saying why.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from collections.abc import Callable
@@ -47,13 +50,26 @@ def attempt_runs(ctx: SweepContext, spec: RunSpec, first_run_id: str,
         if policy.infrastructure:
             # Without retries an entry has one attempt, its run: no row (a
             # results.db write per run costs 10-40 ms on a busy disk).
-            record_attempt(ctx.settings.results_db, spec.name, attempt, outcome.run_id, str(outcome.status),
+            # Numbered by the database, per entry across sweeps: a later sweep's
+            # attempts go on after this one's (results/attempts.py).
+            record_attempt(ctx.settings.results_db, spec.name, None, outcome.run_id, str(outcome.status),
                            outcome.detail)
         if str(outcome.status) not in RETRIED or attempt > policy.infrastructure:
             return outcome
+        stop = _budget_stop(ctx)
+        if stop is None:
+            wait = policy.wait_before(attempt + 1)
+            print(f"tcab: run:{spec.name}: attempt {attempt} ended {outcome.status} ({outcome.detail}); "
+                  f"attempt {attempt + 1} of {policy.infrastructure + 1} in {wait:g}s", file=sys.stderr, flush=True)
+            _sleep(wait)
+            stop = _budget_stop(ctx)  # runs that ended during the wait were priced too
+        if stop is not None:
+            # The reason first: the sweep's end cuts a failure's line to 300 characters.
+            return dataclasses.replace(outcome, detail=f"not retried: {stop} (attempt {attempt}: {outcome.detail})")
         attempt += 1
-        wait = policy.wait_before(attempt)
-        print(f"tcab: run:{spec.name}: attempt {attempt - 1} ended {outcome.status} ({outcome.detail}); "
-              f"attempt {attempt} of {policy.infrastructure + 1} in {wait:g}s", file=sys.stderr, flush=True)
-        _sleep(wait)
         run_id = new_run_id(spec.case, spec.variant, spec.harness)
+
+
+def _budget_stop(ctx: SweepContext) -> str | None:
+    """Why no new run may start (tasks/budget.py), or None."""
+    return None if ctx.costs is None else ctx.costs.stop_reason(ctx.settings.results_db)

@@ -14,13 +14,14 @@ from tcab.tasks.context import SweepContext
 from tcab.tasks.failures import failure_lines
 
 
-def summary_lines(ctx: SweepContext, ran: int, uptodate: int, failed: int) -> list[str]:
+def summary_lines(ctx: SweepContext, ran: int, uptodate: int, failed: int, skipped: int = 0) -> list[str]:
     """The end-of-sweep summary: counts, standings, where things are."""
     name = ctx.sweep.plan.name
-    if ran == 0 and failed == 0:
+    if ran == 0 and failed == 0 and skipped == 0:
         lines = [f"sweep {name}: nothing to do, all {uptodate} tasks up to date"]
     else:
-        lines = [f"sweep {name}: {ran} ran, {uptodate} up to date, {failed} failed"]
+        lines = [f"sweep {name}: {ran} ran, {uptodate} up to date, {failed} failed"
+                 + (f", {skipped} skipped" if skipped else "")]
     for t in ctx.sweep.tournaments:
         doc = ctx.cache.target(ctx.layout.standings_record(t))
         if not isinstance(doc, dict):
@@ -60,7 +61,9 @@ class SweepReporter(ConsoleReporter):
         super().__init__(outstream, options)
         self.ran = 0
         self.uptodate = 0
-        self.failed = 0
+        self.failed = 0           # failed after they started (their own failure)
+        self.skipped = 0          # never started: a task they depend on failed (doit's UnmetDependency)
+        self.started: set[str] = set()  # tasks executing now: a failure of another one is a skip
         self.failures_seen: list = []  # (task name, BaseFail), for the end (tasks/failures.py)
         from tcab.tasks.progressfeed import make_progress
 
@@ -72,6 +75,7 @@ class SweepReporter(ConsoleReporter):
         super().write(text)
 
     def execute_task(self, task):
+        self.started.add(task.name)
         if _has_actions(task):
             self.ran += 1
         super().execute_task(task)
@@ -85,6 +89,7 @@ class SweepReporter(ConsoleReporter):
             self.progress.up_to_date()
 
     def add_success(self, task):
+        self.started.discard(task.name)
         super().add_success(task)
         if self.progress is not None and task.name.startswith("run:"):
             from tcab.tasks.progressfeed import run_status
@@ -92,20 +97,32 @@ class SweepReporter(ConsoleReporter):
             self.progress.finished(run_status(self.ctx, task.name))
 
     def add_failure(self, task, fail):
-        self.failed += 1
-        self.failures_seen.append((task.name, fail))
+        # doit reports a task skipped for a failed dependency (or whose check
+        # failed) here too, without execute_task: it neither ran nor is running.
+        started = task.name in self.started
+        self.started.discard(task.name)
         super().add_failure(task, fail)
+        if not _has_actions(task):
+            return  # a group (``run``, ``build``): its tasks are counted and listed themselves
+        if started:
+            self.failed += 1
+        else:
+            self.skipped += 1
+        self.failures_seen.append((task.name, fail))
         if self.progress is not None and task.name.startswith("run:"):
             from tcab.tasks.progress import failure_status
 
-            self.progress.finished(failure_status(str(fail.get_msg() if hasattr(fail, "get_msg") else fail)))
+            if started:
+                self.progress.finished(failure_status(str(fail.get_msg() if hasattr(fail, "get_msg") else fail)))
+            else:
+                self.progress.skipped()
 
     def complete_run(self):
         if self.progress is not None:
             self.progress.close()
         super().complete_run()
         if self.ctx is not None:
-            lines = summary_lines(self.ctx, self.ran - self.failed, self.uptodate, self.failed)
+            lines = summary_lines(self.ctx, self.ran - self.failed, self.uptodate, self.failed, self.skipped)
             self.write("\n".join(lines + failure_lines(self.failures_seen)) + "\n")
 
 

@@ -69,6 +69,16 @@ def test_every_problem_at_once(tmp_path):
     assert len(str(info.value).splitlines()) == 2
 
 
+def test_every_duplicate_model_once_as_file_line_key(tmp_path):
+    text = GOOD + '\n[models."gpt"]\ninput = 1\noutput = 1\n\n[models.sonnet]\ninput = 1\noutput = 1\n'
+    with pytest.raises(InputError) as info:
+        load_prices(_write(tmp_path, text))
+    assert str(info.value).splitlines() == [
+        f'{tmp_path / "prices.toml"}:13: models."gpt": duplicate model (first declared on line 9)',
+        f'{tmp_path / "prices.toml"}:17: models."sonnet": duplicate model (first declared on line 3)',
+    ], "each duplicate once, through the same list as every other problem (tomli's own complaint not repeated)"
+
+
 @pytest.mark.parametrize("content", [b"", b"\x00\x01", b"= = ="])
 def test_unreadable_tables(tmp_path, content):
     path = tmp_path / "prices.toml"

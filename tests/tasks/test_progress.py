@@ -10,6 +10,7 @@ import pytest
 
 from tcab.tasks.progress import Progress, duration, failure_status
 from tcab.tasks.progressfeed import make_progress
+from tcab.tasks.summary import SweepReporter
 
 
 class Clock:
@@ -142,3 +143,55 @@ def test_progress_off(project):
     assert make_progress(sweep.ctx, io.StringIO()) is None
     on = dataclasses.replace(sweep.ctx, progress=True)
     assert make_progress(on, io.StringIO()).total == len(sweep.ctx.sweep.runs)
+
+
+def test_a_finished_runs_status_is_read_through_its_own_context(project, monkeypatch):
+    """Two contexts one after the other, the first collected and its id reused
+    (simulated: every id is 0): the second must not get the first's runs."""
+    from tcab.tasks import load_sweep, progressfeed
+    from tests.tasks.sweep_fakes import make_executors
+
+    monkeypatch.setattr(progressfeed, "id", lambda obj: 0, raising=False)
+    first = load_sweep(None, root=project.root, executors=make_executors(project.root), env={}).ctx
+    assert progressfeed.run_status(first, "run:mini/v1.0.0/one/scripted/1") == "completed"
+    project.path("other.yaml").write_text(
+        "name: other\nruns:\n  - cases:\n      - mini\n    harnesses:\n      - harness: scripted\n"
+        "        models: m1\nreport: no\n")
+    monkeypatch.setenv("TCAB_FAKE_STATUS", "scripted:harness_error")
+    assert project.doit("plan=other.yaml")[0] == 0
+    second = load_sweep("other.yaml", root=project.root, executors=make_executors(project.root), env={}).ctx
+    assert progressfeed.run_status(second, "run:mini/v1.0.0/one/scripted@m1/1") == "harness_error"
+
+
+def test_a_skipped_run_is_not_counted_as_running_or_as_ran(project):
+    """A run task doit skips (a task it depends on failed) never started: the
+    progress line and the summary count it as skipped."""
+    from doit.exceptions import UnmetDependency
+    from doit.task import Task
+
+    from tcab.tasks import load_sweep
+    from tests.tasks.sweep_fakes import make_executors
+
+    ctx = load_sweep(None, root=project.root, executors=make_executors(project.root), env={}).ctx
+    out = io.StringIO()
+    reporter = SweepReporter.for_context(ctx)(out, {"show_out": False, "show_err": False, "verbosity": 1,
+                                                    "failure_verbosity": 0})
+    going = Task("run:mini/v1.0.0/one/reference/1", [lambda: True])
+    skipped = Task("run:mini/v1.0.0/one/scripted/1", [lambda: True])
+    reporter.execute_task(going)
+    reporter.add_failure(skipped, UnmetDependency("prompt:mini/v1.0.0/one"))
+    assert reporter.progress.running == 1, "the skipped run never started"
+    assert "1 running" in reporter.progress.line() and "1 skipped" in reporter.progress.line()
+    reporter.add_success(going)
+    reporter.complete_run()
+    assert "sweep small: 1 ran, 0 up to date, 0 failed, 1 skipped" in out.getvalue()
+
+
+def test_the_summary_counts_failed_and_skipped_tasks_apart(project, monkeypatch):
+    monkeypatch.setenv("TCAB_FAKE_STATUS", "scripted:infrastructure")
+    code, ran, out = project.doit()
+    assert code != 0
+    # 25 tasks: 3 runs failed; 2 validations, 1 build, the manifest and the report skipped.
+    assert "sweep small: 17 ran, 0 up to date, 3 failed, 5 skipped" in out
+    assert "\nfailed (3):\n" in out and "\nskipped (5), because" in out, "the lists count the same tasks"
+    assert re.search(r"progress: 6/6 runs .* · 0 running .*failed: infrastructure 3", out)

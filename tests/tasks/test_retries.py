@@ -121,3 +121,48 @@ def test_tcab_report_shows_the_attempts(project, monkeypatch):
     only_reference = subprocess.run([sys.executable, "-m", "tcab", "report", "--db", db, "--json", "--harness",
                                      "reference"], capture_output=True, text=True, env=env, timeout=120)
     assert json.loads(only_reference.stdout)["retried"] == []
+
+
+def test_no_retry_once_the_budget_is_reached_and_the_end_says_why(project, monkeypatch):
+    # The first attempt ends infrastructure but recorded its tokens: $0.60 of a $0.50 budget.
+    project.path("prices.toml").write_text('currency = "USD"\n[models."m1"]\ninput = 0.6\noutput = 2.0\n')
+    project.path("paid.yaml").write_text(
+        "name: paid\nruns:\n  - cases:\n      - mini\n    harnesses:\n      - harness: scripted\n"
+        "        models: m1\nprices: prices.toml\nbudget: 0.5\nreport: no\n" + RETRIES)
+    monkeypatch.setenv("TCAB_FAKE_TOKENS", "1000000")
+    monkeypatch.setenv("TCAB_FAKE_FLAKY", "scripted:1")
+    code, _, out = project.doit("plan=paid.yaml")
+    assert code != 0
+    entry = "mini/v1.0.0/one/scripted@m1/1"
+    assert project.calls().count(f"run {entry}") == 1, "the retry is a new run: the budget holds for it too"
+    assert [(a, s) for a, _, s, _ in _attempts(project, entry)] == [(1, "infrastructure")]
+    assert not project.path(f"results/sweep/runs/{entry}.json").exists()
+    tail = out[out.index("sweep paid:"):]
+    assert (f"  run:{entry}: run {entry} ended infrastructure (") in tail
+    assert "not retried: budget reached: $0.6000 spent of $0.5000 (plan key budget)" in tail
+
+
+def test_attempts_are_numbered_per_entry_across_sweeps_and_only_real_retries_are_reported(project, monkeypatch):
+    """A sweep that gave up on an entry, then the next sweep: its attempts go on (3, not 1 again),
+    so the report's last status is the entry's result; a run redone after ``doit clean`` is an
+    attempt too, but an entry never retried is not reported as retried."""
+    project.edit("benchmark.yaml", "retries:\n  infrastructure: 1\n  backoff_s: 0\n")
+    monkeypatch.setenv("TCAB_FAKE_FLAKY", "scripted:2")
+    assert project.doit()[0] != 0
+    assert project.doit()[0] == 0
+    assert [(a, s) for a, _, s, _ in _attempts(project)] == [(1, "infrastructure"), (2, "infrastructure"),
+                                                             (3, "completed")]
+    reference = "mini/v1.0.0/one/reference/1"
+    project.doit("clean", f"run:{ENTRY}", f"run:{reference}")
+    assert not project.path(f"results/sweep/runs/{reference}.json").exists()
+    assert project.doit()[0] == 0
+    assert [a for a, _, _, _ in _attempts(project)] == [1, 2, 3, 4]
+    assert [(a, s) for a, _, s, _ in _attempts(project, reference)] == [(1, "completed"), (2, "completed")]
+    conn = sqlite3.connect(project.path("results/results.db"))
+    try:
+        summary = {item["entry"]: item for item in attempts_summary(conn)}
+    finally:
+        conn.close()
+    assert summary[ENTRY]["statuses"] == ["infrastructure", "infrastructure", "completed", "completed"]
+    assert summary[ENTRY]["last"] == "completed"
+    assert reference not in summary, "tried twice, never retried"
