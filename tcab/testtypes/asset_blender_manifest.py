@@ -47,8 +47,9 @@ BLENDER_DIRECTIVE = (
     "deforms well at its joints, and motion with weight. Check model.png after every tcab-blend run "
     "and keep improving the model until you would be glad to ship it.\n\n"
 )
-_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
-_PLAIN_PATH = re.compile(r"^[A-Za-z0-9_.\-/]{1,128}$")
+# fullmatch, never match with `$`: `$` also matches before a final newline.
+_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9_.\-/]{1,128}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +167,7 @@ def _single_path(t: Fields, key: str) -> str | None:
     if "{" in value:
         t.problem(key, f"a Blender character is one file: no {{part}} or {{frame}} token, got {show(value)}")
         return None
-    if not _PLAIN_PATH.match(value) or value.startswith("/") or ".." in value.split("/") \
+    if not _PLAIN_PATH.fullmatch(value) or value.startswith("/") or ".." in value.split("/") \
             or value.startswith(".tcab/"):
         t.problem(key, f"expected a workspace-relative path (letters, digits, _.-/), got {show(value)}")
         return None
@@ -212,7 +213,7 @@ def _animations(m: Fields, source: Source) -> tuple[ModelAnimation, ...] | None:
         loop = a.boolean("loop", required=True)
         auto_play = a.boolean("auto_play", required=True)
         a.done()
-        if name is not None and not _NAME.match(name):
+        if name is not None and not _NAME.fullmatch(name):
             a.problem("name", f"expected 1 to 64 of A-Z a-z 0-9 _ . -, got {show(name)}")
         elif name is not None and any(x.name == name for x in out):
             a.problem("name", f"the animation {show(name)} is declared twice")
@@ -248,7 +249,7 @@ def _joints(m: Fields, source: Source) -> tuple[CallerJoint, ...] | None:
             continue
         assert low is not None and high is not None and rest is not None and name is not None
         span = 360.0 if kind == "rotation" else MAX_TRANSLATION
-        if not _NAME.match(name):
+        if not _NAME.fullmatch(name):
             j.problem("name", f"expected 1 to 64 of A-Z a-z 0-9 _ . -, got {show(name)}")
         elif any(x.name == name for x in out):
             j.problem("name", f"the joint {show(name)} is declared twice")

@@ -17,7 +17,6 @@ Their own manifest keys, in place of ``[canvas]``:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -26,6 +25,7 @@ from tcab.catalog.fields import Fields, Source, show
 from tcab.catalog.testtype import SectionInput
 from tcab.draw.colors import parse_background
 from tcab.voxel.limits import MAX_ANIMATIONS, MAX_NAME, MAX_SIDE, MAX_VOXELS
+from tcab.voxel.rig import check_name
 
 if TYPE_CHECKING:
     from tcab.catalog.model import Variant
@@ -44,7 +44,6 @@ VOXEL_QUALITY_DIRECTIVE = (
 # MAX_SIDE, MAX_VOXELS (and the rig's bounds) are the tool's own: a volume
 # the manifest accepts is one the tool sculpts.
 #: An animation name as the tool's rig takes it (tcab.voxel.rig.check_name).
-NAME = re.compile(rf"^[A-Za-z0-9_][A-Za-z0-9_-]{{0,{MAX_NAME - 1}}}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +210,7 @@ def _animations(f: Fields, source: Source, kind: str) -> tuple[RequiredAnimation
         auto_play = a.boolean("auto_play")
         bad = any(k in entry and v is None for k, v in (("loop", loop), ("auto_play", auto_play)))
         a.done()
-        if name is not None and not NAME.match(name):
+        if name is not None and check_name(name) is not None:  # the rig's own rule
             a.problem("name", f"expected 1 to {MAX_NAME} letters, digits, '_' or '-', got {show(name)}")
             name = None
         elif name is not None and any(x.name == name for x in out):

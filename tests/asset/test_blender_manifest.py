@@ -84,8 +84,11 @@ def test_tcabs_tin_scout_loads_and_lists_its_animations_in_the_prompt() -> None:
     ('kind = "rotation"', 'kind = "spin"', "kind", "expected one of rotation, translation"),
     ('dest = "build.py"\nkind = "script"', 'dest = "build.py"\nkind = "binary"', "kind",
      "expected one of spec, script"),
+    # A regex's `$` also matches before a final newline: each would pass with one.
+    ('name = "run"', 'name = "run\\n"', "name", "expected 1 to 64 of"),
+    ('actions = "build.py"', 'actions = "build.py\\n"', "actions", "workspace-relative path"),
 ], ids=["volume-1e6", "zero-depth", "background", "binary", "part-token", "escaping-path", "duplicate-animation",
-        "loop-type", "joint-range", "joint-nan", "axis", "joint-kind", "spec-kind"])
+        "loop-type", "joint-range", "joint-nan", "axis", "joint-kind", "spec-kind", "name-newline", "path-newline"])
 def test_a_bad_key_is_named_with_its_line(tmp_path, old, new, key, message) -> None:
     root = _copy(SIEGE, tmp_path)
     _edit(root, old, new)

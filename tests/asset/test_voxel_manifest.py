@@ -180,6 +180,9 @@ def test_model_is_required_for_and_only_for_the_animated_kind(tmp_path) -> None:
     ('loop = false\nauto', 'loop = "no"\nauto', "[[model.animation]][2].loop: expected true or false"),
     ('auto_play = true', 'auto_play = 1', "[[model.animation]][1].auto_play: expected true or false"),
     ('name = "upgrade"', 'name = "up grade"', "expected 1 to 64 letters"),
+    # A regex's `$` also matches before a final newline: the name would pass with one.
+    ('name = "upgrade"', 'name = "upgrade\\n"', "expected 1 to 64 letters"),
+    ('name = "upgrade"', 'name = "-upgrade"', "expected 1 to 64 letters"),
     ('name = "upgrade"', 'name = "upgrade"\nspeed = 2', "[[model.animation]][2].speed: unknown key"),
 ])
 def test_required_animations_are_checked(tmp_path, old, new, message) -> None:
