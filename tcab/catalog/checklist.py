@@ -133,7 +133,7 @@ def parse_instrumentation(f: Fields) -> Instrumentation | None:
         return None
     i = Fields(table, f.source, INSTRUMENTATION_KEYS, table="instrumentation")
     handle = i.string("handle", required=True)
-    if handle is not None and not JS_IDENTIFIER.match(handle):
+    if handle is not None and not JS_IDENTIFIER.fullmatch(handle):
         i.problem("handle", f"expected a JavaScript identifier such as \"__game\", got {show(handle)}")
         handle = None
     tick_hz = i.positive_number("tick_hz")

@@ -142,7 +142,7 @@ class Fields:
 
     def kebab(self, key: str, *, required: bool = False) -> str | None:
         value = self.string(key, required=required)
-        if value is not None and not KEBAB.match(value):
+        if value is not None and not KEBAB.fullmatch(value):
             self.problem(key, f"expected a kebab-case slug (a-z, 0-9, '-'), got {show(value)}")
             return None
         return value

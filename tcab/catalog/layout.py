@@ -27,7 +27,7 @@ def case_folders(root: Path, slug: str) -> list[tuple[str, str, Path]]:
     the catalog folder ``root``; none for a slug that cannot name one. A
     folder under a type folder of no known type is listed too, so that the
     command says its type is unknown rather than that there is no such case."""
-    if not KEBAB.match(slug) or len(slug) > SLUG_MAX:
+    if not KEBAB.fullmatch(slug) or len(slug) > SLUG_MAX:
         return []
     found = []
     try:

@@ -83,7 +83,7 @@ def read_entry(vdir: Path, case_type: str, difficulty: str) -> tuple[Entry | Non
     experimental, variants = data.get("experimental", False), data.get("variants")
     hours = data.get("max_runtime_hours", 1.0)
     tags = data.get("tags", [])
-    if not isinstance(slug, str) or not KEBAB.match(slug):
+    if not isinstance(slug, str) or not KEBAB.fullmatch(slug):
         return None, Problem(where, "expected a kebab-case slug", key="slug")
     if data.get("difficulty") != difficulty:
         return None, Problem(where, f"expected {difficulty!r}, the folder the case lives in", key="difficulty")

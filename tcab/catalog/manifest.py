@@ -165,7 +165,7 @@ def _packages(f: Fields, root: Path) -> tuple[str, ...]:
     folder = root.parents[3] / PACKAGES_FOLDER if len(root.parents) > 3 else None
     out: list[str] = []
     for i, name in enumerate(names):
-        if not KEBAB.match(name):
+        if not KEBAB.fullmatch(name):
             f.problem(f"packages[{i}]", f"expected a package name (kebab-case), got {show(name)}")
             continue
         if name in out:
@@ -215,7 +215,7 @@ def _engines(f: Fields) -> tuple[str, ...]:
     if engines is None:
         return ()
     for slug in engines:
-        if not KEBAB.match(slug):
+        if not KEBAB.fullmatch(slug):
             f.problem("engines", f"expected kebab-case engine slugs, got {show(slug)}")
             return ()
     if len(set(engines)) != len(engines):

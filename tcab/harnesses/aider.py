@@ -68,7 +68,7 @@ class AiderAdapter(PlainAdapter):
                 self._tokens = self._tokens + Tokens(sent, received, hit, write, reported=True)
                 self._answers.answered = True
                 return [Event("system", clip(text))]
-            applied = _APPLIED.match(text)
+            applied = _APPLIED.fullmatch(text)
             if applied:
                 self._answers.answered = True
                 return [Event("write", clip(applied.group(1)))]

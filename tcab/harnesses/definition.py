@@ -124,16 +124,16 @@ def load_harness_file(path: Path) -> Harness:
         if key in table and not isinstance(table[key], str):
             raise HarnessError(f"{where}: {key}: expected a string, got {table[key]!r}")
     slug = table["slug"]
-    if not _SLUG.match(slug):
+    if not _SLUG.fullmatch(slug):
         raise HarnessError(f"{where}: slug: expected kebab-case, got {slug!r}")
     if slug != path.stem:
         raise HarnessError(f"{where}: slug: {slug!r} must equal the file name {path.stem!r}")
     secrets = _strings(table.get("secrets", []), where, "secrets")
     for name in secrets:
-        if not _ENV_NAME.match(name):
+        if not _ENV_NAME.fullmatch(name):
             raise HarnessError(f"{where}: secrets: {name!r} is not an environment variable name")
     env = table.get("env", {})
-    if not isinstance(env, dict) or not all(isinstance(v, str) and _ENV_NAME.match(k) for k, v in env.items()):
+    if not isinstance(env, dict) or not all(isinstance(v, str) and _ENV_NAME.fullmatch(k) for k, v in env.items()):
         raise HarnessError(f"{where}: env: expected a table of NAME = \"string\", got {env!r}")
     adapter = table.get("adapter", "plain")
     if adapter not in ADAPTERS:

@@ -195,7 +195,7 @@ def _headers(source: _Source) -> set[int]:
     first duplicate only, as "cannot declare twice"). Returns those lines."""
     twice = set()
     for number, line in enumerate(source.text.splitlines(), start=1):
-        if m := _MODEL_HEADER.match(line):
+        if m := _MODEL_HEADER.fullmatch(line):
             name = m.group(1).strip('"')
             if name in source.headers:
                 source.add(f'models."{name}"', f"duplicate model (first declared on line {source.headers[name]})",

@@ -19,7 +19,7 @@ def _problems(case: CaseVersion, variant: Variant, exc: Exception) -> list[Probl
     if isinstance(exc, TemplateError):
         found = []
         for text in str(exc).splitlines():
-            m = _TEMPLATE_LINE.match(text)
+            m = _TEMPLATE_LINE.fullmatch(text)
             if m is None:
                 found.append(Problem(where, f"variant {variant.slug}: {text}"))
                 continue

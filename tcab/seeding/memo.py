@@ -92,7 +92,7 @@ def recall(path: Path | None) -> Answer | None:
     if not all(isinstance(value, str) for value in fields) or not isinstance(answer.has_mockups, bool):
         return None
     # The names become a seed-cache path: only what a resolution can give.
-    if not (KEBAB.match(answer.slug) and KEBAB.match(answer.variant) and _DIGEST.match(answer.digest)):
+    if not (KEBAB.fullmatch(answer.slug) and KEBAB.fullmatch(answer.variant) and _DIGEST.match(answer.digest)):
         return None
     try:
         version_key(answer.version)

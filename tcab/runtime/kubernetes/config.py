@@ -54,20 +54,20 @@ _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 def check_quantity(name: str, value: str) -> str:
     """``value`` if it is a positive Kubernetes quantity, else an error naming ``name``."""
     text = str(value).strip()
-    if not _QUANTITY.match(text) or float(re.sub(r"[A-Za-z]+$", "", text) or 0) <= 0:
+    if not _QUANTITY.fullmatch(text) or float(re.sub(r"[A-Za-z]+$", "", text) or 0) <= 0:
         raise ValueError(f"{name}: expected a positive Kubernetes quantity such as 2, 500m or 4Gi, got {value!r}")
     return text
 
 
 def check_label_key(key: str) -> bool:
     prefix, _, name = key.rpartition("/")
-    if prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+    if prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
         return False
-    return 0 < len(name) <= 63 and bool(_LABEL_NAME.match(name))
+    return 0 < len(name) <= 63 and bool(_LABEL_NAME.fullmatch(name))
 
 
 def check_label_value(value: str) -> bool:
-    return len(value) <= 63 and bool(_LABEL_VALUE.match(value))
+    return len(value) <= 63 and bool(_LABEL_VALUE.fullmatch(value))
 
 
 def parse_node_selector(text: str | Mapping[str, str]) -> dict[str, str]:
@@ -143,10 +143,10 @@ class KubeSettings:
 
         try:
             namespace = str(pick("namespace") or DEFAULT_NAMESPACE)
-            if len(namespace) > 63 or not _DNS_LABEL.match(namespace):
+            if len(namespace) > 63 or not _DNS_LABEL.fullmatch(namespace):
                 raise ValueError(f"namespace: {namespace!r} is not a valid namespace name (a DNS label)")
             secret = pick("image_pull_secret")
-            if secret is not None and (len(str(secret)) > 253 or not _DNS_SUBDOMAIN.match(str(secret))):
+            if secret is not None and (len(str(secret)) > 253 or not _DNS_SUBDOMAIN.fullmatch(str(secret))):
                 raise ValueError(f"image_pull_secret: {secret!r} is not a valid secret name")
             cpu, memory = pick("cpu"), pick("memory")
             start = pick("start_timeout_s")

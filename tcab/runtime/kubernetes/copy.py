@@ -139,7 +139,7 @@ class ArchiveReader(io.RawIOBase):
         lines = (self._line + data).split(b"\n")
         self._line = lines.pop()[-_LINE_MAX:]
         for line in lines:
-            match = _TAR_SKIPPED.match(line[:_LINE_MAX].decode("utf-8", "replace"))
+            match = _TAR_SKIPPED.fullmatch(line[:_LINE_MAX].decode("utf-8", "replace"))
             if match:
                 name = match.group(1).removeprefix(self.strip + "/")
                 self.tally.refuse(shown(name), f"unreadable in the pod ({match.group(3)})", outside=True)

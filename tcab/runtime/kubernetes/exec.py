@@ -74,7 +74,7 @@ def env_script(env) -> bytes:
     """``export K='v'`` lines for ``env``; names are checked, values quoted."""
     lines = []
     for key, value in env.items():
-        if not _ENV_NAME.match(key):
+        if not _ENV_NAME.fullmatch(key):
             raise RuntimeBackendError(f"exec: {key!r} is not a valid environment variable name")
         lines.append(f"export {key}={shlex.quote(str(value))}\n")
     return "".join(lines).encode()
