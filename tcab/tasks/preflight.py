@@ -2,9 +2,8 @@
 
 Checked, all at once: every secret of every harness the plan runs (and the
 runtime's own ``secrets``) is set and not empty; every harness definition
-loads; the runtime answers and holds every image the plan's pending work
-needs (the run image of each case and the image its runs are built or
-validated in).
+loads; the runtime answers and holds every image the plan's runs need (the
+run image of each case and the image its runs are built or validated in).
 Everything missing is one message and exit 2, before any task starts, so
 nothing is written (no seed, no run, no ``.doit.db``). Without it, a sweep
 without keys seeds, renders prompts, starts its first run and fails it.
@@ -13,9 +12,7 @@ Only for ``doit`` / ``doit run`` without explicit targets (:func:`wants_prefligh
 ``doit list``, ``doit info`` and ``doit clean`` need no keys, and an operator
 naming one task (``doit run run:capture/...``) asks for that task alone,
 which fails on its own if something is missing. Runs whose target already
-exists are taken as done: a no-op sweep needs no keys and no runtime (a run
-image only for a run without its target; a build image only for a run
-without its target or without its after-run task's).
+exists are taken as done: a no-op sweep needs no keys.
 """
 
 from __future__ import annotations
@@ -24,7 +21,6 @@ import os
 from collections.abc import Mapping, Sequence
 
 from tcab.errors import TcabError
-from tcab.tasks.after import groups
 from tcab.tasks.context import SweepContext
 
 #: doit's options that take a value (``-n 4``, ``--process=4``), so their value is no target.
@@ -67,14 +63,9 @@ def problems(ctx: SweepContext, env: Mapping[str, str] | None = None) -> list[st
     env = os.environ if env is None else env
     found: dict[str, None] = {}
     pending: dict[str, int] = {}
-    waiting: set[str] = set()  # runs without their target
     for spec in ctx.sweep.runs:
         if not os.path.exists(ctx.layout.run_record(spec)):
             pending[spec.harness] = pending.get(spec.harness, 0) + 1
-            waiting.add(spec.name)
-    # Runs whose after-run task (build, validate, ...) has no target yet.
-    after = {spec.name for group in groups(ctx) for spec, task in group.runs
-             if not os.path.exists(task.record(ctx, spec))}
     secrets: dict[str, list[str]] = {}
     for slug, count in pending.items():
         try:
@@ -90,18 +81,14 @@ def problems(ctx: SweepContext, env: Mapping[str, str] | None = None) -> list[st
     for name, users in sorted(secrets.items()):
         if not env.get(name, "").strip():
             found[f"secret {name} is not set (needed by {', '.join(users)})"] = None
-    # As for secrets, done work needs no image: a no-op sweep starts with the runtime stopped.
     kinds: dict[str, None] = {}
     for spec in ctx.sweep.runs:
-        if spec.name not in waiting and spec.name not in after:
-            continue
         case = ctx.lookups.case(spec.case, spec.version)
-        if spec.name in waiting:
-            kinds.setdefault(case.test_type.run_image_for(case), None)
+        kinds.setdefault(case.test_type.run_image_for(case), None)
         # The image its runs are built or validated in after the session (adversarial, end-to-end, ...).
-        build_image = getattr(case.test_type, "build_image", None)
-        if build_image is not None:
-            kinds.setdefault(build_image, None)
+        after = getattr(case.test_type, "build_image", None)
+        if after is not None:
+            kinds.setdefault(after, None)
     for kind in kinds:
         try:
             ctx.lookups.image_digest(kind)

@@ -97,29 +97,6 @@ def test_runs_already_done_need_no_keys(project, monkeypatch, capsys):
     assert load_sweep_or_exit(None, argv=[], root=project.root, executors=make_executors(project.root), env={})
 
 
-def test_done_work_needs_no_runtime_but_pending_work_does(project, capsys):
-    """A no-op sweep with the runtime unreachable passes the preflight (as it needs no keys);
-    a missing run target, or a missing validation of a recorded run, names its image."""
-    _keyed_project(project)
-    env = {"TCAB_TEST_KEY_A": "a", "TCAB_TEST_KEY_B": "b"}
-    assert project.doit()[0] == 0
-    (project.root / "images").mkdir()
-    for kind in ("base-wasm", "adversarial"):  # what the fake's lookup says when the engine is gone
-        (project.root / "images" / kind).write_text("missing\n")
-    load = lambda: load_sweep_or_exit(None, argv=[], root=project.root,  # noqa: E731
-                                      executors=make_executors(project.root), env=env)
-    assert load()
-    project.path("results/sweep/validations/mini/v1.0.0/one/keyed/1.json").unlink()
-    with pytest.raises(SystemExit):
-        load()
-    assert capsys.readouterr().err.count("\n  - ") == 1, "base-wasm: the validation runs in it"
-    project.path("results/sweep/runs/duel/v1.0.0/base/keyed/2.json").unlink()
-    with pytest.raises(SystemExit):
-        load()
-    err = capsys.readouterr().err
-    assert "image base-wasm" in err and "image adversarial" in err
-
-
 def test_a_failed_run_does_not_stop_the_sweep_and_the_end_says_why(project, monkeypatch):
     monkeypatch.setenv("TCAB_FAKE_STATUS", "scripted:infrastructure")
     code, ran, out = project.doit()  # no --continue: it is the sweep's default
