@@ -12,7 +12,9 @@ Only for ``doit`` / ``doit run`` without explicit targets (:func:`wants_prefligh
 ``doit list``, ``doit info`` and ``doit clean`` need no keys, and an operator
 naming one task (``doit run run:capture/...``) asks for that task alone,
 which fails on its own if something is missing. Runs whose target already
-exists are taken as done: a no-op sweep needs no keys.
+exists are taken as done: a no-op sweep needs no keys. It still needs the
+runtime: an image's digest is an input of every run made in it, so every
+run's images are checked (one message, not a failure per task).
 """
 
 from __future__ import annotations
