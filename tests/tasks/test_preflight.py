@@ -97,6 +97,23 @@ def test_runs_already_done_need_no_keys(project, monkeypatch, capsys):
     assert load_sweep_or_exit(None, argv=[], root=project.root, executors=make_executors(project.root), env={})
 
 
+def test_a_no_op_sweep_with_the_runtime_gone_is_one_message(project, capsys):
+    """Recorded runs need no keys, but their images' digests are their inputs:
+    with the engine gone the preflight names the images once (exit 2), rather
+    than every run task failing on its own."""
+    _keyed_project(project)
+    env = {"TCAB_TEST_KEY_A": "a", "TCAB_TEST_KEY_B": "b"}
+    assert project.doit()[0] == 0
+    (project.root / "images").mkdir()
+    for kind in ("base-wasm", "adversarial"):  # what the fake's lookup says when the engine is gone
+        (project.root / "images" / kind).write_text("missing\n")
+    with pytest.raises(SystemExit) as stop:
+        load_sweep_or_exit(None, argv=[], root=project.root, executors=make_executors(project.root), env=env)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "image base-wasm" in err and "image adversarial" in err and "secret" not in err
+
+
 def test_a_failed_run_does_not_stop_the_sweep_and_the_end_says_why(project, monkeypatch):
     monkeypatch.setenv("TCAB_FAKE_STATUS", "scripted:infrastructure")
     code, ran, out = project.doit()  # no --continue: it is the sweep's default
