@@ -27,10 +27,16 @@ def _digest(path: Path) -> tuple[str | None, int | None]:
     return hashlib.sha256(data).hexdigest(), len(data)
 
 
+def _failure(a: dict) -> str:
+    if "expected" not in a and "actual" not in a:
+        return f"FAILED {a['label']}"
+    # The runner drops a side that was undefined (a build's call that answered nothing).
+    return f"FAILED {a['label']}: expected {a.get('expected', 'undefined')}, got {a.get('actual', 'undefined')}"
+
+
 def log_tail(decision: ItemDecision) -> str:
     """The log tail, with the failed assertions first (what the reviewer reads)."""
-    failed = [f"FAILED {a['label']}" + (f": expected {a['expected']}, got {a['actual']}" if "expected" in a else "")
-              for a in decision.assertions if not a.get("pass")]
+    failed = [_failure(a) for a in decision.assertions if not a.get("pass")]
     return "\n".join([*failed, *decision.log])
 
 
