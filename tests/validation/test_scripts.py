@@ -84,6 +84,12 @@ def test_a_flood_on_stderr_is_read_as_a_bounded_tail(tmp_path):
     assert len(reason) < 500
 
 
+def test_a_forged_reason_of_a_megabyte_is_clipped(tmp_path):
+    got = run(tmp_path, [ScriptItem("tally.forge-reason", SCRIPTS / "forge.mjs")])["tally.forge-reason"]
+    assert got.passed is True, got.reason[:200]
+    assert got.reason == "r" * 500 + "..."
+
+
 def test_the_scripts_share_one_total_bound(tmp_path):
     got = run(tmp_path, [item("hangs"), item("drive-bump")],
               limits=ScriptLimits(script_timeout_s=8, total_timeout_s=6))

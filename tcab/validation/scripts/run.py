@@ -289,7 +289,8 @@ def _decide(item: ScriptItem, url: str, port: int, out_dir: Path, handle: str, t
         if result.get("decided") is not True or not isinstance(result.get("pass"), bool):
             reason = result.get("reason") if isinstance(result.get("reason"), str) else "no reason given"
             return ItemDecision(item.item, None, _clip(reason, 500), outputs=files, log=log, duration_s=elapsed)
-        reason = result.get("reason") if isinstance(result.get("reason"), str) else None
+        # The result file is the runner's process's to write: its reason is bounded here, as an undecided one is.
+        reason = _clip(result["reason"], 500) if isinstance(result.get("reason"), str) else None
         return ItemDecision(item.item, result["pass"], reason, _assertions(result.get("assertions")), files, log,
                             elapsed)
 
