@@ -90,6 +90,14 @@ def test_a_forged_reason_of_a_megabyte_is_clipped(tmp_path):
     assert got.reason == "r" * 500 + "..."
 
 
+def test_a_forged_log_that_is_not_a_list_is_no_log(tmp_path):
+    kinds = ("object", "number", "string")
+    got = run(tmp_path, [ScriptItem(f"tally.forge-log-{k}", SCRIPTS / "forge.mjs") for k in kinds])
+    for kind in kinds:
+        decision = got[f"tally.forge-log-{kind}"]
+        assert (decision.passed, decision.log) == (True, ()), decision
+
+
 def test_the_scripts_share_one_total_bound(tmp_path):
     got = run(tmp_path, [item("hangs"), item("drive-bump")],
               limits=ScriptLimits(script_timeout_s=8, total_timeout_s=6))

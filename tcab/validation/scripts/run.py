@@ -279,9 +279,10 @@ def _decide(item: ScriptItem, url: str, port: int, out_dir: Path, handle: str, t
             tail = bytes(stderr).decode("utf-8", "replace").strip().splitlines()[-3:]
             return undecided(f"the script runner ended without a result (exit {proc.returncode}): "
                              f"{' | '.join(_clip(line, 100) for line in tail)}")
-        log = tuple(str(line)[:limits.log_chars + 3] for line in result.get("log", [])[:limits.log_lines]
-                    if isinstance(line, str))
-        if isinstance(result.get("logDropped"), int) and result["logDropped"] > 0:
+        # Only a list of strings is a log: an object, a number or one string in its place is none.
+        lines = result.get("log") if isinstance(result.get("log"), list) else []
+        log = tuple(line[:limits.log_chars + 3] for line in lines[:limits.log_lines] if isinstance(line, str))
+        if type(result.get("logDropped")) is int and result["logDropped"] > 0:
             log = (f"... {result['logDropped']} earlier lines dropped",) + log
         files, refused = _keep_outputs(item, scratch, out_dir, result.get("produced"))
         if refused:
