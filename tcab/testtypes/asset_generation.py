@@ -147,7 +147,8 @@ class AssetGeneration(TestType):
 
     def parse_section(self, p: SectionInput) -> ParsedSection:
         kind = p.data.get("asset_kind", "sprite")
-        if kind in VOXEL_TOOLS:
+        # A list or a table is unhashable: only a string is looked up (_parse's _kind refuses the rest).
+        if isinstance(kind, str) and kind in VOXEL_TOOLS:
             section: Any = _parse_voxel(p, kind)
             variants = variant_volume
         elif kind == "blender-character":
@@ -211,9 +212,9 @@ def _sub(f: Fields, source: Source, key: str, allowed: tuple[str, ...]) -> Field
 
 def _kind(f: Fields) -> str | None:
     value = f.data.get("asset_kind", "sprite")
-    if value in TOOLS:
+    if isinstance(value, str) and value in TOOLS:
         return value
-    if value in UNSUPPORTED:
+    if isinstance(value, str) and value in UNSUPPORTED:
         f.problem("asset_kind", f"{show(value)} is not yet supported by tcab (supported: {SUPPORTED})")
     else:
         f.problem("asset_kind", f"expected one of {SUPPORTED}, got {show(value)}")

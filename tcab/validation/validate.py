@@ -248,14 +248,20 @@ def _run_case_checks(site: Path | None, checks: tuple[CheckSpec, ...], validatio
 def _run_item_scripts(site: Path | None, items: tuple[ScriptItem, ...], case: CaseVersion, validation_dir: Path,
                       limits: ScriptLimits | None, browser: BrowserLimits) -> tuple[ItemDecision, ...]:
     """The review items' validation scripts on the built site; each decides
-    nothing when there is none. Output paths are made relative to the run folder."""
+    nothing when there is none, or when the scripts' browser cannot start.
+    Output paths are made relative to the run folder."""
     if not items:
         return ()
     if site is None:
         return tuple(ItemDecision(i.item, None, "not run: the build produced no site") for i in items)
     instrumentation = case.instrumentation
-    decisions = run_scripts(site, items, validation_dir / ITEMS_DIR, handle=instrumentation.handle,
-                            tick_hz=instrumentation.tick_hz, limits=limits, browser=browser)
+    try:
+        decisions = run_scripts(site, items, validation_dir / ITEMS_DIR, handle=instrumentation.handle,
+                                tick_hz=instrumentation.tick_hz, limits=limits, browser=browser)
+    except BrowserUnavailable as exc:
+        # The build, the page check and the [[check]]s already stand; only these items wait for a browser.
+        reason = f"not run: the browser is unavailable: {str(exc)[:500]}"
+        return tuple(ItemDecision(i.item, None, reason) for i in items)
     return tuple(dataclasses.replace(d, outputs={k: f"{VALIDATION_DIR}/{ITEMS_DIR}/{d.item}/{v}"
                                                  for k, v in d.outputs.items()}) for d in decisions)
 

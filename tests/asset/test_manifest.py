@@ -58,6 +58,15 @@ def test_an_unknown_kind_is_refused(tmp_path) -> None:
     assert any("asset_kind: expected one of sprite, sprite-sheet" in p for p in problems(root))
 
 
+@pytest.mark.parametrize("value", ['["sprite"]', "7", "{ kind = \"sprite\" }"])
+def test_a_kind_that_is_not_a_string_is_refused(tmp_path, value) -> None:
+    root = copy(ICONS, tmp_path)
+    edit(root, 'asset_kind = "sprite"', f"asset_kind = {value}")
+    found = problems(root)
+    assert any(f"test-case.toml:{line(root, 'asset_kind')}: asset_kind: expected one of sprite, sprite-sheet" in p
+               for p in found), found
+
+
 @pytest.mark.parametrize("width, height, limit", [
     (10**6, 10**6, "MAX_SIDE"), (0, 8, "positive"), (MAX_SIDE + 1, 8, "MAX_SIDE"),
 ])

@@ -62,6 +62,10 @@ HOSTILE = {
     "swell": """
         window.__tally.snapshot = () => { const keep = []; for (;;) keep.push(new Array(1e6).fill(Math.random())); };
     """,
+    # A bump counts but answers nothing (undefined: the JSON result drops its "actual").
+    "bump-undefined": """
+        const bump = window.__tally.bump; window.__tally.bump = (n) => { bump(n); };
+    """,
     # Dialogs on every step; a popup on load.
     "dialogs": """
         const step = window.__tally.step; window.__tally.step = (n) => { alert("hi"); confirm("sure?"); return step(n); };

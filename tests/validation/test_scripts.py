@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,33 @@ def test_a_hanging_script_is_killed_at_its_bound(tmp_path):
     assert "did not finish within 8s" in got["tally.hangs"].reason
     assert got["tally.drive-bump"].passed is True  # the next script runs in a fresh browser
     assert time.monotonic() - started < 40
+
+
+def test_a_flood_on_stderr_is_read_as_a_bounded_tail(tmp_path):
+    tracemalloc.start()
+    try:
+        got = run(tmp_path, [item("stderr-flood")])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 1024**2  # not the 100 MB the runner wrote
+    reason = got["tally.stderr-flood"].reason
+    assert got["tally.stderr-flood"].passed is None and "(exit 3)" in reason and "the last words" in reason
+    assert len(reason) < 500
+
+
+def test_a_forged_reason_of_a_megabyte_is_clipped(tmp_path):
+    got = run(tmp_path, [ScriptItem("tally.forge-reason", SCRIPTS / "forge.mjs")])["tally.forge-reason"]
+    assert got.passed is True, got.reason[:200]
+    assert got.reason == "r" * 500 + "..."
+
+
+def test_a_forged_log_that_is_not_a_list_is_no_log(tmp_path):
+    kinds = ("object", "number", "string")
+    got = run(tmp_path, [ScriptItem(f"tally.forge-log-{k}", SCRIPTS / "forge.mjs") for k in kinds])
+    for kind in kinds:
+        decision = got[f"tally.forge-log-{kind}"]
+        assert (decision.passed, decision.log) == (True, ()), decision
 
 
 def test_the_scripts_share_one_total_bound(tmp_path):

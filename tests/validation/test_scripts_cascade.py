@@ -95,7 +95,8 @@ def test_validate_run_decides_records_and_shows_the_items(tmp_path, podman_runti
     try:
         record_run(db, *run.db_rows())
         record_validation(db, record.row())
-        assert record_item_decisions(db, case, run.id, run.variant, run.run_dir, record.item_decisions) == 6
+        assert record_item_decisions(db, case, run.id, run.variant, run.run_dir, record.item_decisions,
+                                     digest=record.case_digest) == 6
         states = item_states(db, run.id)
     finally:
         db.close()
@@ -103,7 +104,7 @@ def test_validate_run_decides_records_and_shows_the_items(tmp_path, podman_runti
         "deal.columns": "pass", "deal.stock-count": "fail", "foundations.ace-only": "pass",
         "foundations.build-up": "pass", "stock.recycle": "pass", "stock.turn-count": "pass"}
     stock = states["deal.stock-count"].script
-    assert stock["log_tail"].startswith("FAILED the stock holds 24 cards: expected 24, got 23")
+    assert stock["log_tail"].endswith("FAILED the stock holds 24 cards: expected 24, got 23")
     assert stock["outputs"][0]["kind"] == "image" and stock["outputs"][0]["sha256"]
     assert states["stock.recycle"].script["outputs"][0]["kind"] == "video"
 
@@ -130,3 +131,20 @@ def test_a_changed_script_or_helper_re_keys_the_validation(tmp_path):
     (root / "validation" / "deal" / "columns.mjs").write_text("// changed too\n", encoding="utf-8")
     assert validation_case_part(load(root)) != after
 
+
+
+def test_a_browser_that_cannot_start_leaves_the_items_undecided(tmp_path, monkeypatch):
+    # Chromium missing for the scripts alone: the items say why, the rest of the validation stands.
+    from tcab.browser import chromium
+    from tcab.browser.page import BrowserLimits
+    from tcab.validation.validate import _run_item_scripts
+
+    case = load(CASCADE)
+    items = script_items(case, case.variant("draw-one"))
+    monkeypatch.setattr(chromium, "CHROMIUM", str(tmp_path / "no-chromium"))
+    got = _run_item_scripts(reference_build(tmp_path, 1), items, case, tmp_path / "validation", None,
+                            BrowserLimits())
+    assert [d.item for d in got] == [i.item for i in items]
+    for decision in got:
+        assert decision.passed is None and decision.reason.startswith("not run: the browser is unavailable: ")
+        assert "no-chromium did not start" in decision.reason

@@ -125,6 +125,53 @@ def test_the_live_page_turns_the_mesh(watched, tmp_path, monkeypatch) -> None:
             browser.close()
 
 
+# Counts the page's WebGL buffers as three.js creates and deletes them (a geometry's attributes and index).
+COUNT_BUFFERS = """
+window.__buffers = {created: 0, deleted: 0};
+for (const C of [WebGLRenderingContext, WebGL2RenderingContext]) {
+  const create = C.prototype.createBuffer, remove = C.prototype.deleteBuffer;
+  C.prototype.createBuffer = function () { window.__buffers.created += 1; return create.call(this); };
+  C.prototype.deleteBuffer = function (b) { if (b) window.__buffers.deleted += 1; return remove.call(this, b); };
+}
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_replaced_mesh_frees_the_old_one_on_the_gpu(watched, tmp_path, monkeypatch) -> None:
+    if not THREE.is_dir():
+        pytest.fail("three.js is not installed: make node-deps (npm ci --prefix tcab/web3d/node)")
+    from playwright.sync_api import sync_playwright
+
+    watch, url, run = watched
+    ws = _workspace(tmp_path, run, "valve-wheel")
+    monkeypatch.chdir(ws)
+    assert main_voxel(["fill-box", "--x0", "2", "--y0", "0", "--z0", "2", "--x1", "9", "--y1", "4", "--z1", "9",
+                       "--color", "#808890"]) == 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                    args=["--use-gl=swiftshader", "--enable-unsafe-swiftshader"])
+        try:
+            page = browser.new_page()
+            page.add_init_script(COUNT_BUFFERS)
+            page.goto(url)
+            assert main_voxel(["render"]) == 0
+            # The page's CSP has no 'unsafe-eval' for wait_for_function: evaluate() is polled instead.
+            def created() -> int:
+                return page.evaluate("window.__buffers.created")
+
+            wait_for(lambda: created() > 0, timeout=20)
+            first = page.evaluate("window.__buffers")
+            # The same model rendered again: each render replaces the frame's mesh, and is turned.
+            for n in range(2, 5):
+                assert main_voxel(["render"]) == 0
+                wait_for(lambda n=n: created() >= n * first["created"], timeout=20)
+            page.wait_for_timeout(300)
+            got = page.evaluate("window.__buffers")
+        finally:
+            browser.close()
+    assert got["created"] - got["deleted"] == first["created"] - first["deleted"], (first, got)
+
+
 @pytest.mark.podman
 @pytest.mark.timeout(300)
 def test_a_watched_voxel_run_streams_from_the_image(settings, scripted, podman_runtime) -> None:

@@ -7,8 +7,8 @@ own fenced Chromium under a watchdog (:func:`running_chromium`: only the
 site's port reachable, killed at the script's bound or over its memory
 bound) and runs ``runner.mjs`` with Playwright's own Node, which connects
 over the DevTools protocol, loads the build and drives the script. The Node
-process is bounded from here too: its own heap cap, and its process group
-killed at ``script_timeout_s``. The runner writes a small JSON result; tcab
+process is bounded from here too: its own heap cap, its process group
+killed at ``script_timeout_s``, its stderr kept as a bounded tail. The runner writes a small JSON result; tcab
 reads it size-capped and trusts only its shape.
 
 The scripts are the case author's (trusted); the build is the model's
@@ -24,6 +24,7 @@ import re
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ ITEM_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)?$
 OUTPUT_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_RESULT_BYTES = 4 * 1024**2
 MAX_OUTPUT_BYTES = 64 * 1024**2
+MAX_STDERR_BYTES = 64 * 1024  # the runner's stderr tail kept (its last lines explain a runner that died)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +160,16 @@ def _kill(pgid: int) -> None:
         pass
 
 
+def _drain(stream, tail: bytearray) -> None:
+    """Read ``stream`` to its end, keeping only its last ``MAX_STDERR_BYTES`` in ``tail``."""
+    try:
+        while chunk := stream.read1(64 * 1024):
+            tail += chunk
+            del tail[:-MAX_STDERR_BYTES]
+    except (OSError, ValueError):
+        pass  # the pipe closed under us: what was read is kept
+
+
 def _read_result(path: Path) -> dict | None:
     try:
         with open(path, "rb") as fh:
@@ -238,14 +250,20 @@ def _decide(item: ScriptItem, url: str, port: int, out_dir: Path, handle: str, t
                     start_new_session=True, cwd=tmpdir, env=_runner_env(tmpdir))
             except OSError as exc:
                 raise BrowserUnavailable(f"{node} did not start: {exc}") from exc
+            # Read in a thread, not communicate(): a runner that floods stderr must not swell tcab.
+            stderr = bytearray()
+            reader = threading.Thread(target=_drain, args=(proc.stderr, stderr), daemon=True)
+            reader.start()
             try:
-                _, stderr = proc.communicate(timeout=max(1.0, budget_s - (time.monotonic() - started)))
+                proc.wait(timeout=max(1.0, budget_s - (time.monotonic() - started)))
             except subprocess.TimeoutExpired:
                 timed_out = True
                 _kill(proc.pid)
-                _, stderr = proc.communicate()
+                proc.wait()
             finally:
                 _kill(proc.pid)
+            # The group is dead; a process that left it may still hold the pipe: it is not waited for.
+            reader.join(timeout=5)
             reason_fired = watchdog.reason, watchdog.detail
         result = _read_result(tmpdir / "result.json") if endpoint else None
         elapsed = time.monotonic() - started
@@ -258,12 +276,13 @@ def _decide(item: ScriptItem, url: str, port: int, out_dir: Path, handle: str, t
         if timed_out or reason_fired[0] == "timeout":
             return undecided(f"the script did not finish within {round(budget_s, 2):g}s; it was killed")
         if result is None:
-            tail = (stderr or b"").decode("utf-8", "replace").strip().splitlines()[-3:]
+            tail = bytes(stderr).decode("utf-8", "replace").strip().splitlines()[-3:]
             return undecided(f"the script runner ended without a result (exit {proc.returncode}): "
-                             f"{_clip(' | '.join(tail), 300)}")
-        log = tuple(str(line)[:limits.log_chars + 3] for line in result.get("log", [])[:limits.log_lines]
-                    if isinstance(line, str))
-        if isinstance(result.get("logDropped"), int) and result["logDropped"] > 0:
+                             f"{' | '.join(_clip(line, 100) for line in tail)}")
+        # Only a list of strings is a log: an object, a number or one string in its place is none.
+        lines = result.get("log") if isinstance(result.get("log"), list) else []
+        log = tuple(line[:limits.log_chars + 3] for line in lines[:limits.log_lines] if isinstance(line, str))
+        if type(result.get("logDropped")) is int and result["logDropped"] > 0:
             log = (f"... {result['logDropped']} earlier lines dropped",) + log
         files, refused = _keep_outputs(item, scratch, out_dir, result.get("produced"))
         if refused:
@@ -271,7 +290,8 @@ def _decide(item: ScriptItem, url: str, port: int, out_dir: Path, handle: str, t
         if result.get("decided") is not True or not isinstance(result.get("pass"), bool):
             reason = result.get("reason") if isinstance(result.get("reason"), str) else "no reason given"
             return ItemDecision(item.item, None, _clip(reason, 500), outputs=files, log=log, duration_s=elapsed)
-        reason = result.get("reason") if isinstance(result.get("reason"), str) else None
+        # The result file is the runner's process's to write: its reason is bounded here, as an undecided one is.
+        reason = _clip(result["reason"], 500) if isinstance(result.get("reason"), str) else None
         return ItemDecision(item.item, result["pass"], reason, _assertions(result.get("assertions")), files, log,
                             elapsed)
 

@@ -44,6 +44,15 @@ function parseGlb(buffer) {
   return group;
 }
 
+// A group taken out of the scene keeps its buffers and programs on the GPU until
+// they are disposed: a run that renders often would fill the GPU's memory.
+function dispose(group) {
+  group.traverse((o) => {
+    if (o.geometry) o.geometry.dispose();
+    for (const m of [].concat(o.material || [])) m.dispose();
+  });
+}
+
 function viewFor(fig) {
   let v = views.get(fig);
   if (v) return v;
@@ -70,7 +79,10 @@ async function refresh() {
       const got = await fetch(v.url, {cache: "no-store"});
       if (!got.ok) continue;
       const group = parseGlb(await got.arrayBuffer());
-      if (v.group) v.scene.remove(v.group);
+      if (v.group) {
+        v.scene.remove(v.group);
+        dispose(v.group);
+      }
       v.group = group;
       v.scene.add(group);
       const box = new THREE.Box3().setFromObject(group);
