@@ -63,7 +63,8 @@ def validate(settings: Settings, run_id: str, runtime_name: str, timeout: int, s
     db = open_db(settings.results_db)
     try:
         record_validation(db, record.row())
-        record_item_decisions(db, case, record.run_id, record.variant, run.run_dir, record.item_decisions)
+        record_item_decisions(db, case, record.run_id, record.variant, run.run_dir, record.item_decisions,
+                              digest=record.case_digest)
     finally:
         db.close()
     if as_json:

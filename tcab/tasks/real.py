@@ -226,7 +226,8 @@ def validate(case, outcome: RunOutcome, settings: Settings, runtime: RuntimeChoi
     db = open_db(settings.results_db)
     try:
         record_validation(db, record.row())
-        record_item_decisions(db, case, record.run_id, record.variant, outcome.run_dir, record.item_decisions)
+        record_item_decisions(db, case, record.run_id, record.variant, outcome.run_dir, record.item_decisions,
+                              digest=record.case_digest)
     finally:
         db.close()
     return ValidationOutcome(record.status, record.detail)

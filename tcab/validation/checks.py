@@ -104,7 +104,7 @@ class CheckSpec:
     seeded: tuple[Path, ...] = ()
 
     def __post_init__(self) -> None:
-        if not isinstance(self.view, str) or not VIEW.match(self.view) or len(self.view) > 100:
+        if not isinstance(self.view, str) or not VIEW.fullmatch(self.view) or len(self.view) > 100:
             raise ValidationError(f"check view: expected a kebab-case slug, got {show(self.view)}")
         if not isinstance(self.reference_png, Path):
             raise ValidationError(f"check {self.view}: reference_png: expected a Path, got {show(self.reference_png)}")

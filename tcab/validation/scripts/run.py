@@ -69,11 +69,11 @@ class ScriptItem:
     def __post_init__(self) -> None:
         if not isinstance(self.script, Path) or not self.script.is_absolute():
             raise ValidationError(f"item {self.item}: script: expected an absolute Path, got {self.script!r:.100}")
-        if not isinstance(self.item, str) or not ITEM_ID.match(self.item):
+        if not isinstance(self.item, str) or not ITEM_ID.fullmatch(self.item):
             raise ValidationError(f"item id: expected kebab-case ids, at most one '.', got {self.item!r:.100}")
         for output in self.outputs:
             # The id names a file: a kebab slug only (the manifest parser says so too).
-            if not isinstance(output.id, str) or not OUTPUT_ID.match(output.id) or not isinstance(output.kind, str):
+            if not isinstance(output.id, str) or not OUTPUT_ID.fullmatch(output.id) or not isinstance(output.kind, str):
                 raise ValidationError(f"item {self.item}: output id: expected a kebab-case slug, got "
                                       f"{output.id!r:.100}")
 
