@@ -6,9 +6,9 @@ its bracket depth (counted, never parsed past the limit) and the length of
 every top-level list; each buffer (only the GLB's own BIN chunk: a ``uri``,
 external or ``data:``, is refused) and buffer view against what holds it;
 each accessor's count against ``GlbLimits.max_count``, its view's stride
-against its element's size and its last element against its view. Only then are the mesh attributes and indices decoded
-(numpy views of the bytes, copied), indices checked against the vertex
-count. A refusal is a GltfError naming the file and the JSON path.
+against its element's size and its last element against its view. Only
+then are the mesh attributes and indices decoded (numpy views of the bytes,
+copied), indices checked against the vertex count. A refusal is a GltfError naming the file and the JSON path.
 """
 
 from __future__ import annotations

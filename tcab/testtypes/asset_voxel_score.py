@@ -7,7 +7,8 @@ The tool's config is the case's for the run's variant (never the collected
 following a link and bounded (a log by ``MAX_LOG_BYTES``, ``rig.json`` by
 ``MAX_RIG_BYTES``, a mesh by :data:`MAX_MESH_BYTES`); the library's replay
 bounds the work, a rig's parts together as the tool's ``render`` does
-(``MAX_RIG_WORK``, ``MAX_SCENE_FACES``: a part past them scores empty). Per part (a static model has one, ``model``):
+(``MAX_RIG_WORK``, ``MAX_SCENE_FACES``: a part past them scores empty).
+Per part (a static model has one, ``model``):
 
 - ``regenerated``: its log replays; the volume is meshed and written as
   ``regenerated/<part>.glb`` (and an iso ``.png``) in the run's folder, and

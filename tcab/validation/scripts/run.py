@@ -8,8 +8,9 @@ site's port reachable, killed at the script's bound or over its memory
 bound) and runs ``runner.mjs`` with Playwright's own Node, which connects
 over the DevTools protocol, loads the build and drives the script. The Node
 process is bounded from here too: its own heap cap, its process group
-killed at ``script_timeout_s``, its stderr kept as a bounded tail. The runner writes a small JSON result; tcab
-reads it size-capped and trusts only its shape.
+killed at ``script_timeout_s``, its stderr kept as a bounded tail. The
+runner writes a small JSON result; tcab reads it size-capped and trusts
+only its shape.
 
 The scripts are the case author's (trusted); the build is the model's
 (hostile): a build that hangs a call, spins, navigates away, floods its
