@@ -10,36 +10,37 @@ from pathlib import Path
 TREE_DIR = "work"  # tcab.runs.record.TREE_DIR, not imported: runs is a layer above
 
 
-def present(folder: Path | None, rel: str) -> bool:
-    """``rel`` is a regular file under ``folder``, reached without a link."""
-    if folder is None:
-        return False
-    here = folder
-    for part in rel.split("/"):
-        here = here / part
-        try:
-            mode = os.lstat(here).st_mode
-        except OSError:
-            return False
-        if stat.S_ISLNK(mode):
-            return False
-    return stat.S_ISREG(mode)
-
-
-def refusal(folder: Path, rel: str) -> str | None:
-    """Why ``rel`` under ``folder`` is there but not :func:`present` (a link on
-    the way, a folder, a FIFO...); None when it is present or nothing is there."""
+def _walk(folder: Path, rel: str) -> tuple[Path, int | None, str | None]:
+    """``rel`` under ``folder`` part by part, never through a link: (its path,
+    its mode or None when nothing is there, why it cannot be reached or None)."""
     here = folder
     for part in rel.split("/"):
         here = here / part
         try:
             mode = os.lstat(here).st_mode
         except FileNotFoundError:
-            return None
+            return here, None, None
         except OSError as exc:
-            return f"{here}: {exc.strerror or exc}"
+            return here, None, f"{here}: {exc.strerror or exc}"
         if stat.S_ISLNK(mode):
-            return f"{here}: a symbolic link (not followed)"
+            return here, None, f"{here}: a symbolic link (not followed)"
+    return here, mode, None
+
+
+def present(folder: Path | None, rel: str) -> bool:
+    """``rel`` is a regular file under ``folder``, reached without a link."""
+    if folder is None:
+        return False
+    _, mode, why = _walk(folder, rel)
+    return why is None and mode is not None and stat.S_ISREG(mode)
+
+
+def refusal(folder: Path, rel: str) -> str | None:
+    """Why ``rel`` under ``folder`` is there but not :func:`present` (a link on
+    the way, a folder, a FIFO...); None when it is present or nothing is there."""
+    here, mode, why = _walk(folder, rel)
+    if why is not None or mode is None:
+        return why
     return None if stat.S_ISREG(mode) else f"{here}: not a regular file"
 
 
