@@ -22,6 +22,7 @@ from tests.support.results_rows import run_row
 from tests.support.run_folders import write_run
 from tests.support.settings import tmp_settings
 from tests.support.view_server import view_server
+from tests.watch.wire import wait_for
 
 RUN_ID = "20261205-siege-rifleman-reference-1"
 
@@ -152,7 +153,9 @@ def test_the_viewer_turns_the_character_plays_its_animations_and_poses_its_joint
                 tab.on("request", lambda r: outside.append(r.url) if not r.url.startswith((url, "data:", "blob:"))
                        else None)
                 tab.goto(f"{url}/runs/{RUN_ID}/viewer")
-                tab.wait_for_function("window.tcabViewer && window.tcabViewer.ready", timeout=60_000)
+                # Polled with evaluate: the viewer's policy refuses the eval a string wait_for_function needs.
+                wait_for(lambda: tab.evaluate("() => Boolean(window.tcabViewer && window.tcabViewer.ready)"),
+                         timeout=60)
                 state = tab.evaluate("window.tcabViewer")
                 assert {"idle", "run", "fire", "death"} <= set(state["animations"]), state
                 assert state["joints"] == ["aim_pitch"]  # found by its tcab_joint tag

@@ -109,3 +109,13 @@ def browser():
         b = p.chromium.launch(executable_path="/usr/bin/chromium")
         yield b
         b.close()
+
+
+def wait_for_player(frame) -> None:
+    """Until the player has loaded its replay (its slider has a range), polled
+    with evaluate: a string wait_for_function is eval inside the page, which
+    the player's policy refuses once its first check fails."""
+    from tests.watch.wire import wait_for
+
+    wait_for(lambda: frame.evaluate("() => Number((document.getElementById('slider') || {}).max) > 0"),
+             timeout=15)

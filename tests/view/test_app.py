@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.support.settings import cli_env, run_tcab
-from tests.view.conftest import OUTSIDE_ID, RUN_ID, TOURNAMENT
+from tests.view.conftest import OUTSIDE_ID, RUN_ID, TOURNAMENT, wait_for_player
 
 
 def _page(browser, url: str):
@@ -110,21 +110,6 @@ def test_run_page_shows_each_check_with_its_similarity_and_screenshot(demo, serv
     page.close()
 
 
-def _wait_for_slider(frame, timeout_s: float = 15.0) -> None:
-    """Until the player has loaded its replay (its slider has a range).
-
-    Polled with evaluate (sent over the DevTools protocol), not
-    wait_for_function: Playwright compiles a string predicate with eval inside
-    the page, which the player's policy rightly refuses once the first check
-    fails, so the wait failed whenever the replay was not loaded at once."""
-    import time
-
-    deadline = time.monotonic() + timeout_s
-    while not frame.evaluate("() => Number((document.getElementById('slider') || {}).max) > 0"):
-        assert time.monotonic() < deadline, "the player loaded no replay"
-        time.sleep(0.05)
-
-
 def test_replay_page_plays_to_the_final_tick_and_shows_the_result(demo, server, browser):
     key = _key(demo)
     with sqlite3.connect(demo[0].results_db) as conn:
@@ -133,7 +118,7 @@ def test_replay_page_plays_to_the_final_tick_and_shows_the_result(demo, server, 
     frame = page.frame_locator("iframe#player")
     frame.locator("#play").wait_for(state="visible")
     player = next(f for f in page.frames if f.url.split("?")[0].endswith("/player"))
-    _wait_for_slider(player)
+    wait_for_player(player)
     player.evaluate("() => { const s = document.getElementById('slider'); s.value = s.max; "
                     "s.dispatchEvent(new Event('input')); }")
     assert frame.locator("#status").inner_text().startswith(f"tick {ticks}/{ticks}")
@@ -238,7 +223,7 @@ def test_exported_replay_plays_from_file_with_no_network(demo, browser, tmp_path
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "blob:", "data:"))
                else route.abort())
     page.goto(out.as_uri())
-    _wait_for_slider(page)
+    wait_for_player(page)
     page.evaluate("() => { const s = document.getElementById('slider'); s.value = s.max; "
                   "s.dispatchEvent(new Event('input')); }")
     ticks = facts["matches"][0].get("ticks")

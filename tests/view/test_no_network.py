@@ -28,7 +28,7 @@ import pytest
 
 from tests.support.settings import run_tcab, tmp_settings
 from tests.support.view_server import view_server
-from tests.view.conftest import RUN_ID, TOURNAMENT
+from tests.view.conftest import RUN_ID, TOURNAMENT, wait_for_player
 
 
 class Listener:
@@ -156,7 +156,7 @@ def test_an_exported_replay_shows_hostile_text_as_text_and_reaches_nothing(hosti
     proc = run_tcab(settings, "replay", "export", str(replay), str(out))
     assert proc.returncode == 0, proc.stderr
     context, page = _visit(browser, out.as_uri(), listener)
-    page.wait_for_function("document.getElementById('slider').max > 0", timeout=15_000)
+    wait_for_player(page)
     info = page.inner_text("#info")
     assert "<b>BOLD</b>" in info and "onerror" in info  # the markup, shown as text
     _assert_quiet(context, page, listener, "replay export")
@@ -189,13 +189,13 @@ def test_the_player_framed_and_at_top_level_runs_no_planted_script(hostile_resul
     with view_server(settings) as url:
         context, page = _visit(browser, url + f"/matches/{key}", listener)
         player = next(f for f in page.frames if f.url.split("?")[0].endswith("/player"))
-        player.wait_for_function("document.getElementById('slider').max > 0", timeout=15_000)
+        wait_for_player(player)
         assert "<b>BOLD</b>" in player.inner_text("#info")
         _assert_quiet(context, page, listener, "framed player")
 
         # Opened on its own, the player is still sandboxed: an opaque origin, not the app's.
         context, page = _visit(browser, url + f"/matches/{key}/player", listener)
-        page.wait_for_function("document.getElementById('slider').max > 0", timeout=15_000)
+        wait_for_player(page)
         assert page.evaluate("origin") == "null"
         assert "<b>BOLD</b>" in page.inner_text("#info")
         _assert_quiet(context, page, listener, "player at top level")
