@@ -705,19 +705,19 @@ _COST_GROUP = ("case_slug IS {row}.case_slug AND case_version IS {row}.case_vers
                "AND harness IS {row}.harness AND model IS {row}.model AND currency IS {row}.currency")
 _COST_ADD = f"""
         INSERT INTO run_cost_totals (case_slug, case_version, variant, harness, model, currency,
-                                     runs, priced, unpriced, cost)
-        SELECT NEW.case_slug, NEW.case_version, NEW.variant, NEW.harness, NEW.model, NEW.currency, 0, 0, 0, 0
+                                     priced, unpriced, cost)
+        SELECT NEW.case_slug, NEW.case_version, NEW.variant, NEW.harness, NEW.model, NEW.currency, 0, 0, 0
         WHERE NOT EXISTS (SELECT 1 FROM run_cost_totals WHERE {_COST_GROUP.format(row="NEW")});
-        UPDATE run_cost_totals SET runs = runs + 1, priced = priced + NEW.priced,
+        UPDATE run_cost_totals SET priced = priced + NEW.priced,
             unpriced = unpriced + (NEW.priced = 0), cost = cost + coalesce(NEW.cost, 0)
         WHERE {_COST_GROUP.format(row="NEW")};"""
 # Back to exactly 0 when no priced run is left (no float residue shown as a cost).
 _COST_SUB = f"""
-        UPDATE run_cost_totals SET runs = runs - 1, priced = priced - OLD.priced,
+        UPDATE run_cost_totals SET priced = priced - OLD.priced,
             unpriced = unpriced - (OLD.priced = 0),
             cost = CASE WHEN priced - OLD.priced <= 0 THEN 0 ELSE cost - coalesce(OLD.cost, 0) END
         WHERE {_COST_GROUP.format(row="OLD")};
-        DELETE FROM run_cost_totals WHERE runs <= 0;"""
+        DELETE FROM run_cost_totals WHERE priced + unpriced <= 0;"""
 _RUN_COST_TOTALS = (
     "DROP INDEX idx_run_costs_report",  # the report's scan of every cost, which this table replaces
     """
@@ -728,7 +728,6 @@ _RUN_COST_TOTALS = (
         harness TEXT NOT NULL,
         model TEXT,
         currency TEXT,
-        runs INTEGER NOT NULL,
         priced INTEGER NOT NULL,
         unpriced INTEGER NOT NULL,
         cost REAL NOT NULL
@@ -742,7 +741,7 @@ _RUN_COST_TOTALS = (
     f"CREATE TRIGGER run_costs_au AFTER UPDATE ON run_costs BEGIN {_COST_SUB} {_COST_ADD} END",
     """
     INSERT INTO run_cost_totals
-    SELECT case_slug, case_version, variant, harness, model, currency, count(*), total(priced = 1),
+    SELECT case_slug, case_version, variant, harness, model, currency, total(priced = 1),
            total(priced = 0), total(cost)
     FROM run_costs GROUP BY 1, 2, 3, 4, 5, 6""",
 )

@@ -11,10 +11,10 @@ import pytest
 from tcab.results import open_db
 from tcab.results.costs import group_costs
 
-FRESH = """SELECT case_slug, case_version, variant, harness, model, currency, count(*), total(priced = 1),
+FRESH = """SELECT case_slug, case_version, variant, harness, model, currency, total(priced = 1),
                   total(priced = 0), total(cost)
            FROM run_costs GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6"""
-KEPT = """SELECT case_slug, case_version, variant, harness, model, currency, runs, priced, unpriced, cost
+KEPT = """SELECT case_slug, case_version, variant, harness, model, currency, priced, unpriced, cost
           FROM run_cost_totals ORDER BY 1, 2, 3, 4, 5, 6"""
 INSERT = ("INSERT {verb} INTO run_costs (run_id, case_slug, case_version, variant, harness, model, currency, "
           "priced, cost, priced_at) VALUES (?, 'capture', 'v1.0.0', ?, ?, ?, ?, ?, ?, 'now')")
@@ -22,9 +22,9 @@ INSERT = ("INSERT {verb} INTO run_costs (run_id, case_slug, case_version, varian
 
 def _same(conn: sqlite3.Connection) -> None:
     fresh, kept = conn.execute(FRESH).fetchall(), conn.execute(KEPT).fetchall()
-    assert [r[:9] for r in kept] == [tuple(float(v) if i in (7, 8) else v for i, v in enumerate(r[:9]))
+    assert [r[:8] for r in kept] == [tuple(float(v) if i in (6, 7) else v for i, v in enumerate(r[:8]))
                                      for r in fresh]
-    assert [r[9] for r in kept] == pytest.approx([r[9] for r in fresh], abs=1e-9)
+    assert [r[8] for r in kept] == pytest.approx([r[8] for r in fresh], abs=1e-9)
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def test_totals_follow_inserts_replaces_updates_and_deletes(conn):
     _same(conn)
     # Pricing again replaces rows (INSERT OR REPLACE): each old row leaves its group first.
     conn.executemany(INSERT.format(verb="OR REPLACE"), [_row(rng, f"r{i}") for i in range(0, 300, 2)])
-    assert conn.execute("SELECT sum(runs) FROM run_cost_totals").fetchone()[0] == 300
+    assert conn.execute("SELECT sum(priced + unpriced) FROM run_cost_totals").fetchone()[0] == 300
     _same(conn)
     conn.execute("UPDATE run_costs SET harness = 'aider', cost = 1.5, priced = 1 WHERE run_id IN ('r1', 'r3')")
     conn.execute("UPDATE run_costs SET model = NULL WHERE run_id = 'r5'")
@@ -62,7 +62,7 @@ def test_recursive_triggers_do_not_count_a_replaced_row_twice(conn):
     conn.execute("PRAGMA recursive_triggers = ON")
     conn.execute(INSERT.format(verb=""), ("a", "base", "claude", "sonnet", "USD", 1, 2.0))
     conn.execute(INSERT.format(verb="OR REPLACE"), ("a", "base", "claude", "sonnet", "USD", 1, 3.0))
-    assert conn.execute(KEPT).fetchall() == [("capture", "v1.0.0", "base", "claude", "sonnet", "USD", 1, 1, 0, 3.0)]
+    assert conn.execute(KEPT).fetchall() == [("capture", "v1.0.0", "base", "claude", "sonnet", "USD", 1, 0, 3.0)]
 
 
 def test_a_group_left_with_no_priced_run_costs_exactly_zero(conn):
@@ -87,4 +87,4 @@ def test_the_migration_fills_totals_from_costs_already_recorded(tmp_path):
     open_db(path).close()
     with sqlite3.connect(path) as c:
         _same(c)
-        assert c.execute("SELECT sum(runs) FROM run_cost_totals").fetchone()[0] == 50
+        assert c.execute("SELECT sum(priced + unpriced) FROM run_cost_totals").fetchone()[0] == 50
