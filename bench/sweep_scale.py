@@ -19,12 +19,20 @@ the medians, and the median over trials of each trial's ratio of CPU and of
 wall time against its baseline (paired: the load of a shared machine drifts
 between trials more than the configurations differ; target: at most 1.05x). All record ``run_attempts`` (always on).
 
-    python bench/sweep_scale.py [--repeats 250] [--trials 3] [--workers 2]
+With ``--instructions`` (needs valgrind), also the one figure load cannot
+move: callgrind's count of user-space instructions of ``caps``, ``caps+plain``
+and ``off``, each run in-process (``doit -n 0``) at two sizes, so a run's
+marginal count and the sweep's fixed count come apart; the ratio is
+projected to the 2,000-run sweep. The kernel's side (the slots' syscalls) is
+in "the slots alone" above it.
+
+    python bench/sweep_scale.py [--repeats 250] [--trials 3] [--workers 2] [--instructions]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import resource
 import shutil
 import statistics
@@ -154,6 +162,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=250)
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count instructions with callgrind (valgrind; about 5 minutes)")
     args = ap.parse_args()
     runs = 2 * len(HARNESSES) * args.repeats
     times: dict[str, list[tuple[float, float]]] = {k: [] for k in CONFIGS}
@@ -200,6 +210,45 @@ def main() -> None:
           f"(events and erases, redraws throttled), {draw * 1e6:.0f} us per terminal redraw "
           f"(at most 10 a second: {draw * 10 * 100:.2f}% of a core; unthrottled, two per run would be "
           f"{100 * 2 * draw / per_run:.1f}% of a null run)")
+    if args.instructions:
+        print_instructions(runs)
+
+
+#: Sizes (repeats) of the in-process sweeps callgrind counts: 16 and 96 runs.
+COUNTED_REPEATS = (2, 12)
+
+
+def print_instructions(runs: int) -> None:
+    """Per-run and fixed instruction counts of caps, caps+plain and off, and their ratio at ``runs``."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (Debian's valgrind package)")
+    small, large = COUNTED_REPEATS
+    per_repeat = 2 * len(HARNESSES)
+    fitted: dict[str, tuple[float, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="tcab-bench-ir-") as tmp:
+        for label in ("off", "caps", "caps+plain"):
+            capped, progress, _ = CONFIGS[label]
+            counts = [instructions(make_project(Path(tmp) / str(n), label.replace("+", "-"), n, capped, progress))
+                      for n in (small, large)]
+            marginal = (counts[1] - counts[0]) / ((large - small) * per_repeat)
+            fitted[label] = (marginal, counts[0] - marginal * small * per_repeat)
+    for label, (marginal, fixed) in fitted.items():
+        print(f"instructions {label:<10} {marginal / 1e6:.3f}M per run, {fixed / 1e9:.3f}G fixed (doit -n 0, callgrind)")
+    off_total = fitted["off"][0] * runs + fitted["off"][1]
+    for label in ("caps", "caps+plain"):
+        marginal, fixed = fitted[label]
+        print(f"ratio {label} / off in instructions: {marginal / fitted['off'][0]:.3f}x per run, "
+              f"{(marginal * runs + fixed) / off_total:.3f}x for {runs} runs (target <= 1.05x)")
+
+
+def instructions(root: Path) -> int:
+    """User-space instructions callgrind counts over one full in-process sweep of ``root``."""
+    argv = ["valgrind", "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={root}/callgrind.%p",
+            sys.executable, "-m", "doit", "-f", "dodo.py", "-n", "0"]
+    proc = subprocess.run(argv, cwd=root, capture_output=True, text=True)
+    if proc.returncode != 0 or " 0 failed" not in proc.stdout:
+        raise SystemExit(f"the counted sweep failed in {root}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return sum(int(n.replace(",", "")) for n in re.findall(r"Collected : ([\d,]+)", proc.stderr))
 
 
 def progress_cost(n: int, live: bool) -> float:
