@@ -66,6 +66,19 @@ task_manifest = _sweep.task_manifest
 task_report = _sweep.task_report
 '''
 
+#: doit as a user types it, also saying on stderr the CPU of its own process (the
+#: progress line is drawn there) apart from its workers'.
+DOIT_SPLIT = (
+    "import atexit, resource, sys\n"
+    "def said():\n"
+    "    own = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "    sys.stderr.write(f'main-cpu {own.ru_utime + own.ru_stime}\\n')\n"
+    "atexit.register(said)\n"
+    "sys.argv[0] = 'doit'\n"
+    "from doit.__main__ import main\n"
+    "main()\n"
+)
+
 CAPS = ("concurrency:\n  harness:\n" + "".join(f"    {h}: 64\n" for h in HARNESSES)
         + "  model:\n    bench-model: 64\n  secret:\n    BENCH_KEY: 64\n")
 
@@ -106,11 +119,11 @@ def make_project(base: Path, name: str, repeats: int, capped: bool, progress: bo
     return root
 
 
-def sweep(root: Path, workers: int, tty: bool) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds of doit and its workers, its output) of one full sweep."""
+def sweep(root: Path, workers: int, tty: bool) -> tuple[float, float, float, str]:
+    """(wall seconds, CPU seconds of doit and its workers, of doit's own process, its output) of one full sweep."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    argv = [sys.executable, "-m", "doit", "-f", "dodo.py", "-n", str(workers)]
+    argv = [sys.executable, "-c", DOIT_SPLIT, "-f", "dodo.py", "-n", str(workers)]
     if tty:
         out, err, code = on_terminal(argv, root)
     else:
@@ -120,7 +133,11 @@ def sweep(root: Path, workers: int, tty: bool) -> tuple[float, float, str]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if code != 0 or " 0 failed" not in out:
         raise SystemExit(f"the sweep failed in {root}:\n{out[-3000:]}\n{err[-3000:]}")
-    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out
+    said = re.findall(r"^main-cpu ([\d.]+)$", err, re.MULTILINE)
+    if not said:
+        raise SystemExit(f"the sweep in {root} did not say its main process's CPU:\n{err[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu, float(said[-1]), out
 
 
 def on_terminal(argv: list[str], cwd: Path) -> tuple[str, str, int]:
@@ -167,6 +184,7 @@ def main() -> None:
     args = ap.parse_args()
     runs = 2 * len(HARNESSES) * args.repeats
     times: dict[str, list[tuple[float, float]]] = {k: [] for k in CONFIGS}
+    main_cpu: dict[str, list[float]] = {k: [] for k in CONFIGS}
     slots_seen = 0
     progress_seen: dict[str, int] = {}
     labels = list(CONFIGS)
@@ -176,8 +194,9 @@ def main() -> None:
             for label in labels[trial % len(labels):] + labels[:trial % len(labels)]:
                 capped, progress, tty = CONFIGS[label]
                 root = make_project(base, label.replace("+", "-"), args.repeats, capped, progress)
-                wall, cpu, out = sweep(root, args.workers, tty)
+                wall, cpu, own, out = sweep(root, args.workers, tty)
                 times[label].append((wall, cpu))
+                main_cpu[label].append(own)
                 progress_seen[label] = out.count("progress: ")
                 if capped:
                     slots_seen = len(list((root / "results" / "sweep" / ".slots").iterdir()))
@@ -192,7 +211,9 @@ def main() -> None:
           f"{progress_seen['caps+plain']} plain, {progress_seen['caps+tty']} on the terminal")
     for k, v in times.items():
         print(f"  {k:<10} median {wall[k]:.2f}s wall / {cpu[k]:.2f}s CPU  "
-              f"({', '.join(f'{w:.2f}/{c:.2f}' for w, c in v)})  {1000 * wall[k] / runs:.2f} ms/run")
+              f"({', '.join(f'{w:.2f}/{c:.2f}' for w, c in v)})  {1000 * wall[k] / runs:.2f} ms/run; "
+              f"doit's own process {statistics.median(main_cpu[k]):.2f}s CPU "
+              f"({', '.join(f'{c:.2f}' for c in main_cpu[k])}), the workers the rest")
     # A sweep's wall time here is mostly fsync of its targets on a disk shared
     # with other work; CPU is the steadier figure of what the caps cost.
     for k, base in (("caps", "off"), ("caps+plain", "off"), ("caps+tty", "off+tty"), ("caps+tty", "off")):
@@ -248,7 +269,10 @@ def instructions(root: Path) -> int:
     proc = subprocess.run(argv, cwd=root, capture_output=True, text=True)
     if proc.returncode != 0 or " 0 failed" not in proc.stdout:
         raise SystemExit(f"the counted sweep failed in {root}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    return sum(int(n.replace(",", "")) for n in re.findall(r"Collected : ([\d,]+)", proc.stderr))
+    counts = re.findall(r"Collected : ([\d,]+)", proc.stderr)
+    if not counts:
+        raise SystemExit(f"callgrind gave no count for {root}:\n{proc.stderr[-3000:]}")
+    return sum(int(n.replace(",", "")) for n in counts)
 
 
 def progress_cost(n: int, live: bool) -> float:
