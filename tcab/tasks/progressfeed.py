@@ -1,5 +1,7 @@
-"""What the sweep reporter needs to feed :class:`tcab.tasks.progress.Progress`:
-the line's setup from the context, and a finished run's recorded status."""
+"""The sweep's progress line set up from its context (:class:`tcab.tasks.progress.Progress`).
+
+A finished run's status is not read here: it comes back from doit's worker
+with the task (``task.result``, see :meth:`tcab.tasks.summary.SweepReporter.add_success`)."""
 
 from __future__ import annotations
 
@@ -34,19 +36,4 @@ def make_progress(ctx, stream: TextIO) -> Progress | None:
     return Progress(len(ctx.sweep.runs), stream, live=live, **({"spent": spent} if spent else {}))
 
 
-def run_status(ctx, task_name: str) -> str:
-    """The status a finished run task recorded (its target), ``completed`` when unreadable."""
-    spec = _specs(ctx).get(task_name)
-    doc = ctx.cache.target(ctx.layout.run_record(spec)) if spec is not None else None
-    status = doc.get("status") if isinstance(doc, dict) else None
-    return status if isinstance(status, str) else "completed"
-
-
-def _specs(ctx) -> dict:
-    """The sweep's run specs by task name, built once per context. Kept by the
-    context's own memo, never in a module dict keyed by ``id(ctx)``: an id is
-    reused once its object is collected, and would hand out another sweep's runs."""
-    return ctx.lookups.once(("run-specs-by-task",), lambda: {f"run:{spec.name}": spec for spec in ctx.sweep.runs})
-
-
-__all__ = ["make_progress", "run_status"]
+__all__ = ["make_progress"]

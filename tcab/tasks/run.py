@@ -125,8 +125,11 @@ def _say(spec: RunSpec, text: str) -> None:
     print(f"tcab: {run_task_name(spec)}: {text}", file=sys.stderr, flush=True)
 
 
-def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
-    """Perform the run unless a finished one with the same inputs is recorded.
+def do_run(ctx: SweepContext, spec: RunSpec) -> str | TaskFailed:
+    """Perform the run unless a finished one with the same inputs is recorded;
+    return its status. doit hands that back to its main process with the
+    task (``task.result``), where the progress line counts it without
+    reading the run's record again (:meth:`SweepReporter.add_success`).
 
     The run id is claimed (``<record>.claim``, state ``pending``) before the
     run starts and the claim is marked ``recorded`` after the target. So:
@@ -148,7 +151,7 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
         return TaskFailed(_bug(ctx, spec, owned["run_id"], claim, "earlier; not run again"))
     done, outcome, run_id = _recorded(ctx, record, claim, inputs)
     if done:
-        return True
+        return str(ctx.cache.target(record)["status"])
     if outcome is not None:
         _say(spec, f"adopted the recorded run {outcome.run_id} (not run again)")
     else:
@@ -173,7 +176,7 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> bool | TaskFailed:
         claim.unlink(missing_ok=True)
         return TaskFailed(f"run {spec.name} ended {outcome.status} ({outcome.run_id}): {outcome.detail}")
     _write_record(ctx, spec, inputs, record, outcome)
-    return True
+    return str(outcome.status)
 
 
 def _bug(ctx: SweepContext, spec: RunSpec, run_id: str, claim: Path, how: str) -> str:

@@ -92,9 +92,10 @@ class SweepReporter(ConsoleReporter):
         self.started.discard(task.name)
         super().add_success(task)
         if self.progress is not None and task.name.startswith("run:"):
-            from tcab.tasks.progressfeed import run_status
-
-            self.progress.finished(run_status(self.ctx, task.name))
+            # The status do_run returned, sent back by doit's worker with the
+            # task: this process does not read the run's record (a file read and
+            # parse per run, on cores the workers need).
+            self.progress.finished(task.result if isinstance(task.result, str) and task.result else "completed")
 
     def add_failure(self, task, fail):
         # doit reports a task skipped for a failed dependency (or whose check

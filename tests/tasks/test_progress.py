@@ -145,22 +145,31 @@ def test_progress_off(project):
     assert make_progress(on, io.StringIO()).total == len(sweep.ctx.sweep.runs)
 
 
-def test_a_finished_runs_status_is_read_through_its_own_context(project, monkeypatch):
-    """Two contexts one after the other, the first collected and its id reused
-    (simulated: every id is 0): the second must not get the first's runs."""
-    from tcab.tasks import load_sweep, progressfeed
+def test_a_finished_runs_status_comes_with_its_task_not_from_its_record(project):
+    """doit's worker sends the task back with what do_run returned: the main
+    process counts that status and reads no record (none exists here)."""
+    from doit.task import Task
+
+    from tcab.tasks import load_sweep
     from tests.tasks.sweep_fakes import make_executors
 
-    monkeypatch.setattr(progressfeed, "id", lambda obj: 0, raising=False)
-    first = load_sweep(None, root=project.root, executors=make_executors(project.root), env={}).ctx
-    assert progressfeed.run_status(first, "run:mini/v1.0.0/one/scripted/1") == "completed"
-    project.path("other.yaml").write_text(
-        "name: other\nruns:\n  - cases:\n      - mini\n    harnesses:\n      - harness: scripted\n"
-        "        models: m1\nreport: no\n")
+    ctx = load_sweep(None, root=project.root, executors=make_executors(project.root), env={}).ctx
+    reporter = SweepReporter.for_context(ctx)(io.StringIO(), {"show_out": False, "show_err": False, "verbosity": 1,
+                                                              "failure_verbosity": 0})
+    task = Task("run:mini/v1.0.0/one/scripted/1", [lambda: True])
+    assert not (project.root / ctx.layout.rel(ctx.layout.run_record(ctx.sweep.runs[0]))).exists()
+    reporter.execute_task(task)
+    task.result = "harness_error"
+    reporter.add_success(task)
+    assert reporter.progress.statuses == {"harness_error": 1}
+
+
+def test_statuses_reach_the_line_from_doits_worker_processes(project, monkeypatch):
+    """A real sweep at ``-n 2``: each kept status is counted as its run recorded it."""
     monkeypatch.setenv("TCAB_FAKE_STATUS", "scripted:harness_error")
-    assert project.doit("plan=other.yaml")[0] == 0
-    second = load_sweep("other.yaml", root=project.root, executors=make_executors(project.root), env={}).ctx
-    assert progressfeed.run_status(second, "run:mini/v1.0.0/one/scripted@m1/1") == "harness_error"
+    code, ran, out = project.doit("-n", "2")
+    assert code == 0, out
+    assert re.search(r"progress: 6/6 runs \(100.0%\) · 0 running · completed 3/6 .*failed: harness_error 3", out), out
 
 
 def test_a_skipped_run_is_not_counted_as_running_or_as_ran(project):
