@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import os
 import re
 
 import pytest
@@ -156,8 +157,9 @@ def test_a_finished_runs_status_comes_with_its_task_not_from_its_record(project)
     ctx = load_sweep(None, root=project.root, executors=make_executors(project.root), env={}).ctx
     reporter = SweepReporter.for_context(ctx)(io.StringIO(), {"show_out": False, "show_err": False, "verbosity": 1,
                                                               "failure_verbosity": 0})
-    task = Task("run:mini/v1.0.0/one/scripted/1", [lambda: True])
-    assert not (project.root / ctx.layout.rel(ctx.layout.run_record(ctx.sweep.runs[0]))).exists()
+    spec = ctx.sweep.runs[0]
+    task = Task(f"run:{spec.name}", [lambda: True])
+    assert not os.path.exists(ctx.layout.run_record(spec))
     reporter.execute_task(task)
     task.result = "harness_error"
     reporter.add_success(task)
