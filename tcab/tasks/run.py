@@ -149,9 +149,9 @@ def do_run(ctx: SweepContext, spec: RunSpec) -> str | TaskFailed:
     owned = _claim(ctx, claim)
     if owned is not None and owned.get("state") == RunStatus.INTERNAL_ERROR and owned["inputs"] == inputs:
         return TaskFailed(_bug(ctx, spec, owned["run_id"], claim, "earlier; not run again"))
-    done, outcome, run_id = _recorded(ctx, record, claim, inputs)
-    if done:
-        return str(ctx.cache.target(record)["status"])
+    recorded, outcome, run_id = _recorded(ctx, record, claim, inputs)
+    if recorded is not None:
+        return recorded
     if outcome is not None:
         _say(spec, f"adopted the recorded run {outcome.run_id} (not run again)")
     else:
@@ -188,19 +188,21 @@ def _bug(ctx: SweepContext, spec: RunSpec, run_id: str, claim: Path, how: str) -
 
 
 def _recorded(ctx: SweepContext, record: str, claim: Path,
-              inputs: dict[str, str]) -> tuple[bool, RunOutcome | None, str | None]:
-    """What is already known of this plan entry's run: ``(True, None, None)`` when
-    its target is current; else :func:`_resume`'s answer for the run its target
-    or its claim names (``(False, None, None)``: nothing to adopt or redo)."""
+              inputs: dict[str, str]) -> tuple[str | None, RunOutcome | None, str | None]:
+    """What is already known of this plan entry's run: ``(status, None, None)``
+    when its target is current (the status it recorded, from this one read:
+    another sweep on the same folder may replace the file after it); else
+    ``(None, *``:func:`_resume`'s answer``)`` for the run its target or its
+    claim names (``(None, None, None)``: nothing to adopt or redo)."""
     doc, damage = ctx.cache.read_target(record)
     if doc is not None and doc["inputs"] == inputs:
         if ctx.cache.requirements(doc) is None:
-            return True, None, None
-        return (False, *_resume(ctx, doc["run_id"]))
+            return str(doc.get("status") or RunStatus.COMPLETED), None, None
+        return (None, *_resume(ctx, doc["run_id"]))
     owned = _claim(ctx, claim)
     if owned is not None and owned["inputs"] == inputs and (owned.get("state") == "pending" or damage):
-        return (False, *_resume(ctx, owned["run_id"]))
-    return False, None, None
+        return (None, *_resume(ctx, owned["run_id"]))
+    return None, None, None
 
 
 def _perform(ctx: SweepContext, spec: RunSpec, inputs: dict[str, str], record: str, run_id: str) -> RunOutcome:

@@ -174,6 +174,17 @@ def test_statuses_reach_the_line_from_doits_worker_processes(project, monkeypatc
     assert re.search(r"progress: 6/6 runs \(100.0%\) · 0 running · completed 3/6 .*failed: harness_error 3", out), out
 
 
+def test_a_run_already_recorded_is_counted_with_its_recorded_status(project, monkeypatch):
+    """``doit -a`` executes every task again: each run finds its current
+    record, is not run again, and its recorded status reaches the line."""
+    monkeypatch.setenv("TCAB_FAKE_STATUS", "scripted:harness_error")
+    assert project.doit()[0] == 0
+    monkeypatch.setenv("TCAB_FAKE_STATUS", "scripted:infrastructure")  # would fail if it were run again
+    code, ran, out = project.doit("-a")
+    assert code == 0, out
+    assert re.search(r"progress: 6/6 runs \(100.0%\) · 0 running · completed 3/6 .*failed: harness_error 3", out), out
+
+
 def test_a_skipped_run_is_not_counted_as_running_or_as_ran(project):
     """A run task doit skips (a task it depends on failed) never started: the
     progress line and the summary count it as skipped."""
